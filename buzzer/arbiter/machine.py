@@ -1,0 +1,325 @@
+"""The lockout arbiter: who has the right to answer, now.
+
+A pure state machine over one question's buttons (RULES.md Part A). It is
+fed inputs that are already in timestamp order (see ``sequencer.py``) and
+appends its decisions to a list. It holds no clock: time arrives inside the
+inputs, and deadlines fire only when :meth:`Arbiter.advance` is told that
+time has passed them.
+
+States (A.1): SELECTED → READING → OPEN (the window) → ANSWERING(seat) →
+back to READING/OPEN, or CLOSED. IDLE is "no question open".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import Enum
+
+from buzzer.arbiter.decisions import (
+    Decision,
+    FalseStart,
+    Ignored,
+    ReadingInterrupted,
+    ReadingResumed,
+    Recognized,
+    Tie,
+    WindowClosed,
+    WindowOpened,
+)
+from buzzer.arbiter.params import NS_PER_US, ButtonRules, EarlyPress, WindowAfterWrong
+
+
+class Phase(Enum):
+    IDLE = "idle"
+    SELECTED = "selected"
+    READING = "reading"
+    OPEN = "open"
+    ANSWERING = "answering"
+    CLOSED = "closed"
+
+
+class SequenceError(Exception):
+    """A host input that makes no sense in the current state (e.g. a verdict
+    when nobody is answering). The message says what the host should do."""
+
+
+# Reasons for an ignored press (JOURNAL.md names the first five).
+ALREADY_ANSWERED = "already_answered"  # C2003-2.4.4 / P8
+LOCKED = "locked"  # TV-M-A-D2: inside a false-start lockout
+WINDOW_CLOSED = "window_closed"  # after the window closed (C2003-2.4.1d, TV-M-A3)
+NOT_OPEN = "not_open"  # no question, or the reading has not started (A-G5)
+SOMEONE_ANSWERING = "someone_answering"  # A-G2: ignored, not queued
+NOT_ELIGIBLE = "not_eligible"  # A-G4: special questions, the final
+LOST_DRAW = "lost_draw"  # A-G1: an exact tie went to another seat
+ALREADY_RECOGNIZED = "already_recognized"  # the answering player pressed again
+
+
+class Arbiter:
+    """The button state of the current question, under one set of :class:`ButtonRules`."""
+
+    __slots__ = (
+        "_answers",
+        "_reading_continues",
+        "answering",
+        "closes_at",
+        "eligible",
+        "interrupted",
+        "locked_until",
+        "margins_us",
+        "pending_tie",
+        "phase",
+        "recognized_at",
+        "rules",
+        "seats",
+        "t_end",
+    )
+
+    def __init__(self, rules: ButtonRules, seats: int) -> None:
+        self.rules = rules
+        self.seats = seats
+        self.phase = Phase.IDLE
+        self.eligible: frozenset[int] = frozenset(range(1, seats + 1))
+        self._answers: dict[int, int] = {}
+        self.locked_until: dict[int, int] = {}
+        self.t_end: int | None = None
+        self.closes_at: int | None = None
+        self.answering: int | None = None
+        self.recognized_at: int | None = None
+        self.interrupted = False
+        self._reading_continues = False
+        self.margins_us: dict[int, int] = {}
+        self.pending_tie: tuple[int, tuple[int, ...]] | None = None
+
+    # -- queries -------------------------------------------------------------
+
+    @property
+    def question_open(self) -> bool:
+        return self.phase not in (Phase.IDLE, Phase.CLOSED)
+
+    def answered(self) -> frozenset[int]:
+        """Seats that have used up their answers on this question."""
+        limit = self.rules.answers_per_question
+        return frozenset(s for s, n in self._answers.items() if n >= limit)
+
+    def answer_deadline(self) -> int | None:
+        """When the answer timer (A-G3) of the answering player runs out.
+
+        Under TV-94 an early presser's timer counts from the end of reading (P9).
+        """
+        if self.answering is None or self.recognized_at is None:
+            return None
+        if self._reading_continues:
+            if self.t_end is None:
+                return None
+            return self.t_end + self.rules.answer_time_ns
+        return self.recognized_at + self.rules.answer_time_ns
+
+    # -- host inputs ---------------------------------------------------------
+
+    def open_question(self, eligible: frozenset[int] | None = None) -> None:
+        """A question was selected; every per-question state starts afresh."""
+        self.phase = Phase.SELECTED
+        self.eligible = eligible if eligible is not None else frozenset(range(1, self.seats + 1))
+        self._answers = {}
+        self.locked_until = {}
+        self.t_end = None
+        self.closes_at = None
+        self.answering = None
+        self.recognized_at = None
+        self.interrupted = False
+        self._reading_continues = False
+        self.margins_us = {}
+        self.pending_tie = None
+
+    def start_reading(self, t: int, out: list[Decision]) -> None:
+        if self.phase is Phase.SELECTED:
+            self.phase = Phase.READING
+        elif self.phase is Phase.READING or (
+            self.phase is Phase.ANSWERING and self._reading_continues
+        ):
+            return  # already reading (or resuming): a repeated tap changes nothing
+        elif self.phase is Phase.ANSWERING:
+            raise SequenceError(
+                f"seat {self.answering} is answering: judge the answer before resuming the reading"
+            )
+        elif self.phase is Phase.OPEN:
+            raise SequenceError("the question has already been read to the end")
+        else:
+            raise SequenceError("no question is selected: select one before reading")
+
+    def end_reading(self, t: int, out: list[Decision]) -> None:
+        """The end of reading: ``t_end``, the signal (TV-M-A-D1)."""
+        if self.phase in (Phase.SELECTED, Phase.READING):
+            self.t_end = t
+            self._open_window(t, t + self.rules.window_ns, out)
+        elif self.phase is Phase.ANSWERING and self._reading_continues:
+            # TV-94-A2: the early presser answers now that the reading is over.
+            self.t_end = t
+        elif self.phase is Phase.ANSWERING:
+            raise SequenceError(
+                f"seat {self.answering} interrupted the reading and is answering: "
+                "judge the answer first"
+            )
+        elif self.phase is Phase.OPEN:
+            raise SequenceError("the reading has already ended")
+        else:
+            raise SequenceError("no question is being read: select one first")
+
+    def verdict(self, t: int, correct: bool, out: list[Decision]) -> int:
+        """Rule on the answering player's answer; return that seat.
+
+        After a wrong answer (P5–P7): an interrupted reading resumes for the
+        others; after the reading, a fresh (or the fixed) window opens; when
+        nobody is left who may answer, the question closes.
+        """
+        seat = self.answering
+        if seat is None or self.phase is not Phase.ANSWERING:
+            raise SequenceError("nobody is answering: there is no answer to judge")
+        self._answers[seat] = self._answers.get(seat, 0) + 1
+        self.answering = None
+        self.recognized_at = None
+        reading_continues = self._reading_continues
+        self._reading_continues = False
+        if correct:
+            self.phase = Phase.CLOSED
+            return seat
+        if not self._anyone_may_answer():
+            self.phase = Phase.CLOSED
+            return seat
+        if self.t_end is None:
+            # P5: the others may press during the rest of the reading.
+            self.phase = Phase.READING
+            if self.interrupted and not reading_continues:
+                out.append(ReadingResumed(t))
+            self.interrupted = False
+            return seat
+        if self.rules.window_after_wrong is WindowAfterWrong.FRESH:
+            closes_at = t + self.rules.window_ns  # P6 fresh, C2003-A-D2, TV-M-A-D3
+        else:
+            closes_at = self.t_end + self.rules.window_ns  # C2003-A-D2 `fixed`
+        if closes_at < t:
+            self.phase = Phase.CLOSED
+            out.append(WindowClosed(t))
+        else:
+            self._open_window(t, closes_at, out)
+        return seat
+
+    def close(self) -> None:
+        """End the question without a verdict (the host moved on, or a timeout).
+
+        Refused while someone is answering: that answer must be judged first.
+        """
+        if self.phase is Phase.ANSWERING:
+            raise SequenceError(
+                f"seat {self.answering} is answering: judge the answer (correct or wrong) first"
+            )
+        self.phase = Phase.CLOSED
+
+    def advance(self, t: int, out: list[Decision]) -> bool:
+        """Time has passed up to ``t``: fire the window deadline if it lies before it.
+
+        Returns True when this closed the question. A press at exactly
+        ``closes_at`` is in time, so the window closes only for ``t > closes_at``.
+        """
+        if self.phase is Phase.OPEN and self.closes_at is not None and self.closes_at < t:
+            out.append(WindowClosed(self.closes_at))
+            self.phase = Phase.CLOSED
+            return True
+        return False
+
+    # -- presses -------------------------------------------------------------
+
+    def press(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:
+        """Presses that share the timestamp ``t`` (one seat each, ascending).
+
+        A single eligible press is recognized at once; several are a tie
+        (A-G1), left in :attr:`pending_tie` for the caller to draw.
+        """
+        phase = self.phase
+        candidates: list[int] = []
+        rules = self.rules
+        for seat in seats:
+            if phase is Phase.IDLE or phase is Phase.SELECTED:
+                out.append(Ignored(t, seat, NOT_OPEN))  # A-G5
+                continue
+            if phase is Phase.CLOSED:
+                out.append(Ignored(t, seat, WINDOW_CLOSED))
+                continue
+            if seat not in self.eligible:
+                out.append(Ignored(t, seat, NOT_ELIGIBLE))  # A-G4
+                continue
+            if self._answers.get(seat, 0) >= rules.answers_per_question:
+                out.append(Ignored(t, seat, ALREADY_ANSWERED))  # C2003-2.4.4, P8
+                continue
+            if phase is Phase.ANSWERING:
+                self._behind(t, seat, out)  # A-G2
+                continue
+            locked = self.locked_until.get(seat)
+            if locked is not None and t < locked:
+                if rules.fs_extend and phase is Phase.READING:
+                    self._false_start(t, seat, out)
+                else:
+                    out.append(Ignored(t, seat, LOCKED))  # TV-M-A-D2
+                continue
+            if phase is Phase.READING and rules.early_press is EarlyPress.FALSE_START:
+                self._false_start(t, seat, out)  # TV-M-A2, SPORT-A1
+                continue
+            candidates.append(seat)
+        if len(candidates) == 1:
+            self._recognize(t, candidates[0], out)
+        elif candidates:
+            out.append(Tie(t, tuple(candidates)))
+            self.pending_tie = (t, tuple(candidates))
+
+    def resolve_tie(self, winner: int, out: list[Decision]) -> None:
+        """The draw gave the tie to ``winner``; the others lost by 0 µs."""
+        if self.pending_tie is None:
+            raise SequenceError("no tie is waiting for a draw")
+        t, seats = self.pending_tie
+        if winner not in seats:
+            raise SequenceError(f"the draw's winner {winner} is not one of the tied seats {seats}")
+        self.pending_tie = None
+        self._recognize(t, winner, out)
+        for seat in seats:
+            if seat != winner:
+                self.margins_us[seat] = 0
+                out.append(Ignored(t, seat, LOST_DRAW, 0))
+
+    # -- internals -----------------------------------------------------------
+
+    def _recognize(self, t: int, seat: int, out: list[Decision]) -> None:
+        was_reading = self.phase is Phase.READING
+        self.phase = Phase.ANSWERING
+        self.answering = seat
+        self.recognized_at = t
+        self.margins_us = {}
+        out.append(Recognized(t, seat))
+        if was_reading:
+            if self.rules.early_press is EarlyPress.INTERRUPT:
+                self.interrupted = True  # C2003-2.4.1b, SPORT-A-D1
+                out.append(ReadingInterrupted(t, seat))
+            else:
+                self._reading_continues = True  # TV-94-A2
+
+    def _behind(self, t: int, seat: int, out: list[Decision]) -> None:
+        if seat == self.answering:
+            out.append(Ignored(t, seat, ALREADY_RECOGNIZED))
+            return
+        assert self.recognized_at is not None
+        behind = (t - self.recognized_at + NS_PER_US // 2) // NS_PER_US
+        self.margins_us.setdefault(seat, behind)
+        out.append(Ignored(t, seat, SOMEONE_ANSWERING, behind))
+
+    def _false_start(self, t: int, seat: int, out: list[Decision]) -> None:
+        until = t + self.rules.fs_lockout_ns
+        self.locked_until[seat] = until
+        out.append(FalseStart(t, seat, until))
+
+    def _open_window(self, t: int, closes_at: int, out: list[Decision]) -> None:
+        self.phase = Phase.OPEN
+        self.closes_at = closes_at
+        out.append(WindowOpened(t, closes_at))
+
+    def _anyone_may_answer(self) -> bool:
+        limit = self.rules.answers_per_question
+        return any(self._answers.get(s, 0) < limit for s in self.eligible)

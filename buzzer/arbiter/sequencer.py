@@ -1,0 +1,83 @@
+"""The settle window: a reorder buffer that turns arrival order into time order.
+
+Presses reach the controller by different paths (a GPIO callback thread, a
+serial frame, a keyboard event) and may arrive up to ``settle_ns`` after
+their source timestamp. The buffer holds every input until no input with an
+earlier timestamp can still arrive, then releases inputs in timestamp order,
+so that arrival order never decides (A-G1).
+
+The only notion of "now" is the *watermark*: the latest timestamp seen. Any
+input still to come has ``t >= watermark - settle``, so an input with
+``t + settle < watermark`` is safe to release. The rule depends only on the
+sequence of inputs, so a replay of the journal releases at the same points.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from buzzer.arbiter.events import PRESS, Input, Press
+
+#: Released inputs: a host input, or the presses that share one timestamp.
+Batch = Input | tuple[Press, ...]
+
+
+class ReorderBuffer:
+    """Holds inputs for ``settle_ns`` and releases them in timestamp order."""
+
+    __slots__ = ("_heap", "_seq", "settle_ns", "watermark")
+
+    def __init__(self, settle_ns: int) -> None:
+        self.settle_ns = settle_ns
+        self.watermark = 0
+        self._heap: list[tuple[int, int, int, Input]] = []
+        self._seq = 0
+
+    def __len__(self) -> int:
+        return len(self._heap)
+
+    def is_late(self, t: int) -> bool:
+        """Did an input stamped ``t`` arrive too late to be ordered fairly?"""
+        return t + self.settle_ns < self.watermark
+
+    def observe(self, t: int) -> None:
+        """Time has been seen to reach ``t`` (any input, or a tick)."""
+        if t > self.watermark:
+            self.watermark = t
+
+    def add(self, item: Input) -> None:
+        self.observe(item.t)
+        self._seq += 1
+        heapq.heappush(self._heap, (item.t, item.PRIORITY, self._seq, item))
+
+    @property
+    def safe_until(self) -> int:
+        """Every input still to come has a timestamp at or after this instant."""
+        return self.watermark - self.settle_ns
+
+    def next_deadline(self) -> int | None:
+        """When the oldest held input becomes releasable (for a live controller's timer)."""
+        if not self._heap:
+            return None
+        return self._heap[0][0] + self.settle_ns + 1
+
+    def pop_ready(self, flush: bool = False) -> Batch | None:
+        """The next releasable batch, or None. ``flush`` releases everything (end of input)."""
+        heap = self._heap
+        if not heap:
+            return None
+        t, priority, _, item = heap[0]
+        if not flush and t + self.settle_ns >= self.watermark:
+            return None
+        heapq.heappop(heap)
+        if priority != PRESS:
+            return item
+        assert isinstance(item, Press)
+        group = [item]
+        while heap and heap[0][0] == t and heap[0][1] == PRESS:
+            other = heapq.heappop(heap)[3]
+            assert isinstance(other, Press)
+            group.append(other)
+        if len(group) == 1:
+            return (item,)
+        return tuple(group)

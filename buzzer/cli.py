@@ -1,0 +1,89 @@
+"""The ``svoyak`` command line.
+
+Subcommands are thin: parse arguments, call the library, turn its errors
+into a message and an exit status (2 for bad input, as JOURNAL.md asks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from buzzer import __version__
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from buzzer.journal.codec import JournalError
+    from buzzer.replay import decode_journal, replay_lines
+
+    path: str = args.path
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()  # noqa: SIM115
+    except OSError as exc:
+        print(f"svoyak replay: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        lines = replay_lines(decode_journal(data))
+    except JournalError as exc:
+        print(f"svoyak replay: {path}: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.buffer.write(("\n".join(lines) + "\n").encode("utf-8"))
+    sys.stdout.flush()
+    return 0
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    from rules.describe import describe_rules
+    from rules.profiles import RULE_SYSTEMS
+
+    if args.id is None:
+        for system in RULE_SYSTEMS.values():
+            print(f"{system.id:22} {system.title}")
+        return 0
+    if args.id not in RULE_SYSTEMS:
+        print(
+            f"svoyak rules: unknown rules id {args.id!r}; known: {', '.join(RULE_SYSTEMS)}",
+            file=sys.stderr,
+        )
+        return 2
+    print(describe_rules(RULE_SYSTEMS[args.id]))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="svoyak",
+        description="Buzzer controller for «Своя игра»: fair lockout arbiter, game engine, replay.",
+    )
+    parser.add_argument("--version", action="version", version=f"svoyak {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+
+    replay = commands.add_parser(
+        "replay",
+        help="replay a game journal (JOURNAL.md) and print every decision",
+        description="Replay a game journal (JSON Lines, JOURNAL.md) through the arbiter and the "
+        "game engine; print the decisions as JSON Lines, the result last. Exit status 2 "
+        "and a message naming the line for a broken journal.",
+    )
+    replay.add_argument("path", help="the journal file (- for standard input)")
+    replay.set_defaults(handler=_cmd_replay)
+
+    rules = commands.add_parser(
+        "rules",
+        help="list the rule systems, or show one's parameters with their rule IDs",
+    )
+    rules.add_argument("id", nargs="?", help="a rules id, e.g. championship-2003")
+    rules.set_defaults(handler=_cmd_rules)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handler = args.handler
+    return int(handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,167 @@
+"""The pure core of a game: inputs in arrival order in, decisions out.
+
+:class:`GameCore` puts the settle window (:class:`ReorderBuffer`) in front of
+the game engine (:class:`rules.game.Game`) and settles ties by draws. It is
+what the live controller drives and what ``svoyak replay`` drives; both feed
+the same inputs in the same order, so both make the same decisions.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from buzzer.arbiter.decisions import Decision, Ignored
+from buzzer.arbiter.events import (
+    Draw,
+    Input,
+    Judge,
+    Press,
+    ReadingEnd,
+    ReadingStart,
+    Release,
+    Select,
+    Tick,
+    Timeout,
+)
+from buzzer.arbiter.machine import SequenceError
+from buzzer.arbiter.sequencer import ReorderBuffer
+from rules.game import Game, GameSetup
+
+
+class InputError(Exception):
+    """An input the core refuses; ``ref`` names it (e.g. the journal line)."""
+
+    def __init__(self, ref: int, message: str) -> None:
+        super().__init__(message)
+        self.ref = ref
+        self.message = message
+
+
+class GameCore:
+    """The single owner of a game's decisions (pure: no clock, no I/O)."""
+
+    def __init__(self, setup: GameSetup) -> None:
+        self.setup = setup
+        self.started: list[Decision] = []
+        self.game = Game(setup, self.started)
+        self.buffer = ReorderBuffer(setup.settle_ns)
+        # Draws recorded before their tie was decided: sorted seats → (ref, winner) queue.
+        self._recorded: dict[tuple[int, ...], deque[tuple[int, int]]] = {}
+
+    def push(self, item: Input, out: list[Decision]) -> None:
+        """Take one input in arrival order; append the decisions it releases to ``out``."""
+        if isinstance(item, Draw):
+            self._take_draw(item, out)
+            return
+        if self.game.pending_tie is not None:
+            # A live game journals its draw right after the tie: anything else
+            # means the journal holds none, so the seed decides.
+            self._settle_tie(None, out)
+        buffer = self.buffer
+        if buffer.is_late(item.t):
+            if isinstance(item, Press):
+                out.append(Ignored(item.t, item.seat, "late"))
+                return
+            if isinstance(item, Release | Tick):
+                return
+            raise InputError(
+                item.ref,
+                f"t={item.t / 1e9:g} s is more than the settle window "
+                f"({buffer.settle_ns / 1e6:g} ms) before t={buffer.watermark / 1e9:g} s "
+                "seen earlier: host inputs must be in time order",
+            )
+        if isinstance(item, Tick):
+            buffer.observe(item.t)
+        else:
+            buffer.add(item)
+        self._drain(out, flush=False)
+
+    def finish(self, out: list[Decision]) -> None:
+        """End of input: release everything still held (a replay's last line)."""
+        if self.game.pending_tie is not None:
+            self._settle_tie(None, out)
+        self._drain(out, flush=True)
+        for queue in self._recorded.values():
+            if queue:
+                ref, _ = queue[0]
+                raise InputError(ref, "this draw was never used: no tie between these seats")
+
+    def next_deadline(self) -> int | None:
+        """The next instant a live controller must tick at, if any."""
+        candidates = [self.buffer.next_deadline()]
+        game_deadline = self.game.next_deadline()
+        if game_deadline is not None:
+            candidates.append(game_deadline + self.buffer.settle_ns + 1)
+        times = [c for c in candidates if c is not None]
+        return min(times) if times else None
+
+    # -- internals -----------------------------------------------------------
+
+    def _take_draw(self, draw: Draw, out: list[Decision]) -> None:
+        pending = self.game.pending_tie
+        key = tuple(sorted(draw.seats))
+        if pending is not None:
+            if key != tuple(sorted(pending[1])):
+                seats = ", ".join(str(s) for s in pending[1])
+                raise InputError(draw.ref, f"the tie waiting for a draw is between seats {seats}")
+            self._settle_tie(draw.winner, out)
+            self._drain(out, flush=False)
+            return
+        self._recorded.setdefault(key, deque()).append((draw.ref, draw.winner))
+
+    def _settle_tie(self, winner: int | None, out: list[Decision]) -> None:
+        if winner is None:
+            pending = self.game.pending_tie
+            assert pending is not None
+            queue = self._recorded.get(tuple(sorted(pending[1])))
+            if queue:
+                winner = queue.popleft()[1]
+        self.game.resolve_tie(winner, out)
+
+    def _drain(self, out: list[Decision], flush: bool) -> None:
+        game = self.game
+        buffer = self.buffer
+        while True:
+            if game.pending_tie is not None:
+                pending = game.pending_tie
+                queue = self._recorded.get(tuple(sorted(pending[1])))
+                if not queue and not flush:
+                    return  # wait for the draw line that follows a live tie
+                self._settle_tie(None, out)
+            batch = buffer.pop_ready(flush)
+            if batch is None:
+                break
+            if isinstance(batch, tuple):
+                t = batch[0].t
+                game.advance(t, out)
+                self._apply_presses(batch, out)
+            else:
+                game.advance(batch.t, out)
+                self._apply(batch, out)
+        if not flush and game.pending_tie is None:
+            game.advance(buffer.safe_until, out)
+
+    def _apply_presses(self, batch: tuple[Press, ...], out: list[Decision]) -> None:
+        if len(batch) == 1:
+            self.game.press(batch[0].t, (batch[0].seat,), out)
+            return
+        seats = sorted({p.seat for p in batch})
+        self.game.press(batch[0].t, seats, out)
+
+    def _apply(self, item: Input, out: list[Decision]) -> None:
+        game = self.game
+        try:
+            if isinstance(item, Select):
+                game.select(item.t, item.theme, item.price, out)
+            elif isinstance(item, ReadingStart):
+                game.reading_start(item.t, out)
+            elif isinstance(item, ReadingEnd):
+                game.reading_end(item.t, out)
+            elif isinstance(item, Judge):
+                game.judge(item.t, item.correct, out)
+            elif isinstance(item, Timeout):
+                game.timeout(item.t, out)
+            elif isinstance(item, Release):
+                pass  # buttons going up decide nothing; stuck-button checks live in hardware/
+        except SequenceError as exc:
+            raise InputError(item.ref, str(exc)) from None

@@ -1,0 +1,1 @@
+"""The game journal: the JOURNAL.md JSON Lines format (``codec``)."""

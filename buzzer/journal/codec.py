@@ -1,0 +1,246 @@
+"""JOURNAL.md JSON Lines ⇄ the core's inputs.
+
+Validation lives here, at the edge: the core trusts its inputs' types and
+ranges. Every problem becomes a :class:`JournalError` naming the line, with
+a message a host or technician can act on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from buzzer.arbiter.events import (
+    Draw,
+    Input,
+    Judge,
+    Press,
+    ReadingEnd,
+    ReadingStart,
+    Release,
+    Select,
+    Tick,
+    Timeout,
+)
+from buzzer.arbiter.params import DEFAULT_SETTLE_NS, MAX_SETTLE_NS, NS_PER_MS, NS_PER_S
+from rules.board import BoardError, RoundSpec
+from rules.game import GameSetup
+from rules.profiles import OptionError, find_rules, with_options
+
+#: Timestamps beyond this (about 11.5 days) are taken for a corrupt line.
+MAX_T_S = 1_000_000.0
+
+
+class JournalError(Exception):
+    """A journal line that cannot be used; ``line`` is 1-based."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+        self.message = message
+
+
+def _loads(text: str, line: int) -> dict[str, Any]:
+    try:
+        obj = json.loads(text)
+    except ValueError as exc:
+        raise JournalError(line, f"not valid JSON ({exc})") from None
+    if not isinstance(obj, dict):
+        raise JournalError(line, f"expected a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+def _int(obj: Mapping[str, Any], key: str, line: int, low: int, high: int) -> int:
+    if key not in obj:
+        raise JournalError(line, f"missing field {key!r}")
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise JournalError(line, f"field {key!r} must be a whole number, got {value!r}")
+    if not low <= value <= high:
+        raise JournalError(line, f"field {key!r} is out of range: {value} is not in {low}..{high}")
+    return value
+
+
+def _t(obj: Mapping[str, Any], line: int) -> int:
+    if "t" not in obj:
+        raise JournalError(line, "missing field 't' (seconds since the game started)")
+    value = obj["t"]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise JournalError(line, f"field 't' must be a number of seconds, got {value!r}")
+    if not math.isfinite(value) or not 0 <= value <= MAX_T_S:
+        raise JournalError(line, f"field 't' is out of range: {value} is not in 0..{MAX_T_S:g} s")
+    return round(value * NS_PER_S)
+
+
+class InputParser:
+    """Turns one input line (not the header) into an :class:`Input`."""
+
+    def __init__(self, seats: int) -> None:
+        self.seats = seats
+        self._by_type: dict[str, Callable[[dict[str, Any], int], Input]] = {
+            "press": self._press,
+            "release": self._release,
+            "select": self._select,
+            "reading_start": lambda o, n: ReadingStart(_t(o, n), n),
+            "reading_end": lambda o, n: ReadingEnd(_t(o, n), n),
+            "judge": self._judge,
+            "timeout": lambda o, n: Timeout(_t(o, n), n),
+            "draw": self._draw,
+            "tick": lambda o, n: Tick(_t(o, n), n),
+        }
+
+    def parse(self, text: str, line: int) -> Input:
+        obj = _loads(text, line)
+        return self.parse_obj(obj, line)
+
+    def parse_obj(self, obj: dict[str, Any], line: int) -> Input:
+        kind = obj.get("type")
+        handler = self._by_type.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            if kind == "game":
+                raise JournalError(line, "a second header: only line 1 may have type 'game'")
+            known = ", ".join(self._by_type)
+            raise JournalError(line, f"unknown type {kind!r}; input types are: {known}")
+        return handler(obj, line)
+
+    def _seat(self, obj: Mapping[str, Any], line: int) -> int:
+        return _int(obj, "seat", line, 1, self.seats)
+
+    def _press(self, obj: dict[str, Any], line: int) -> Input:
+        return Press(_t(obj, line), self._seat(obj, line), line)
+
+    def _release(self, obj: dict[str, Any], line: int) -> Input:
+        return Release(_t(obj, line), self._seat(obj, line), line)
+
+    def _select(self, obj: dict[str, Any], line: int) -> Input:
+        t = _t(obj, line)
+        if "theme" not in obj and "price" not in obj:
+            return Select(t, None, None, line)
+        return Select(
+            t, _int(obj, "theme", line, 1, 1000), _int(obj, "price", line, 1, 10**9), line
+        )
+
+    def _judge(self, obj: dict[str, Any], line: int) -> Input:
+        verdict = obj.get("verdict")
+        if verdict not in ("correct", "wrong"):
+            raise JournalError(
+                line, f"field 'verdict' must be 'correct' or 'wrong', got {verdict!r}"
+            )
+        return Judge(_t(obj, line), verdict == "correct", line)
+
+    def _draw(self, obj: dict[str, Any], line: int) -> Input:
+        t = _t(obj, line)
+        seats = obj.get("seats")
+        if (
+            not isinstance(seats, list)
+            or len(seats) < 2
+            or any(isinstance(s, bool) or not isinstance(s, int) for s in seats)
+        ):
+            raise JournalError(
+                line, f"field 'seats' must be a list of two or more seats, got {seats!r}"
+            )
+        if len(set(seats)) != len(seats) or not all(1 <= s <= self.seats for s in seats):
+            raise JournalError(line, f"field 'seats' must name distinct seats 1..{self.seats}")
+        winner = _int(obj, "winner", line, 1, self.seats)
+        if winner not in seats:
+            raise JournalError(line, f"the winner {winner} is not one of the seats {seats}")
+        return Draw(t, tuple(seats), winner, line)
+
+
+def parse_header(text: str) -> GameSetup:
+    """Line 1: ``{"type": "game", "rules": ..., "players": [...], ...}``."""
+    obj = _loads(text, 1)
+    if obj.get("type") != "game":
+        raise JournalError(
+            1, f"the first line must be the header with type 'game', got {obj.get('type')!r}"
+        )
+    rules_id = obj.get("rules")
+    if not isinstance(rules_id, str):
+        raise JournalError(1, "field 'rules' must name a rule system")
+    try:
+        system = find_rules(rules_id)
+    except KeyError as exc:
+        raise JournalError(1, str(exc.args[0])) from None
+    players = obj.get("players")
+    if (
+        not isinstance(players, list)
+        or not 1 <= len(players) <= 16
+        or not all(isinstance(p, str) and p.strip() for p in players)
+    ):
+        raise JournalError(1, "field 'players' must be a list of 1..16 non-empty names")
+    chooser = _int(obj, "chooser", 1, 1, len(players)) if obj.get("chooser") is not None else None
+    seed = obj.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int | str):
+        raise JournalError(1, f"field 'seed' must be a whole number or a string, got {seed!r}")
+    settle_ns = DEFAULT_SETTLE_NS
+    if obj.get("settle_ms") is not None:
+        settle = obj["settle_ms"]
+        max_ms = MAX_SETTLE_NS / NS_PER_MS
+        if (
+            isinstance(settle, bool)
+            or not isinstance(settle, int | float)
+            or not (math.isfinite(settle) and 0 <= settle <= max_ms)
+        ):
+            raise JournalError(
+                1, f"field 'settle_ms' must be a number 0..{max_ms:g}, got {settle!r}"
+            )
+        settle_ns = round(settle * NS_PER_MS)
+    options = obj.get("options", {})
+    if not isinstance(options, dict):
+        raise JournalError(1, "field 'options' must be an object of rule parameters")
+    try:
+        system = with_options(system, options)
+    except (OptionError, ValueError) as exc:
+        raise JournalError(1, str(exc)) from None
+    rounds = _board(obj.get("board"))
+    try:
+        return GameSetup(system, tuple(players), chooser, seed, settle_ns, rounds)
+    except ValueError as exc:
+        raise JournalError(1, str(exc)) from None
+
+
+def _board(board: Any) -> tuple[RoundSpec, ...] | None:
+    """The header's ``board``: one round ``{themes, prices}``, or ``{rounds: [...]}`` / a list."""
+    if board is None:
+        return None
+    if isinstance(board, str):
+        raise JournalError(
+            1,
+            "field 'board' names a question package; package files are read by the full "
+            'game engine (not yet): give {"themes": [...], "prices": [...]} instead',
+        )
+    if isinstance(board, dict) and "rounds" in board:
+        board = board["rounds"]
+    specs = board if isinstance(board, list) else [board]
+    if not specs:
+        raise JournalError(1, "field 'board' has no rounds")
+    rounds = []
+    for index, spec in enumerate(specs, 1):
+        if not isinstance(spec, dict):
+            raise JournalError(1, f"board round {index} must be an object with themes and prices")
+        themes = spec.get("themes")
+        prices = spec.get("prices")
+        if isinstance(themes, int) and not isinstance(themes, bool):
+            if not 1 <= themes <= 100:
+                raise JournalError(1, f"board round {index}: 'themes' must be 1..100")
+            themes = [str(i) for i in range(1, themes + 1)]
+        if not isinstance(themes, list) or not all(isinstance(x, str) for x in themes):
+            raise JournalError(
+                1, f"board round {index}: 'themes' must be a count or a list of titles"
+            )
+        if (
+            not isinstance(prices, list)
+            or not prices
+            or any(isinstance(p, bool) or not isinstance(p, int) for p in prices)
+        ):
+            raise JournalError(1, f"board round {index}: 'prices' must be a list of whole numbers")
+        name = spec.get("name", f"Round {index}")
+        if not isinstance(name, str):
+            raise JournalError(1, f"board round {index}: 'name' must be a string")
+        try:
+            rounds.append(RoundSpec(name, tuple(themes), tuple(prices)))
+        except BoardError as exc:
+            raise JournalError(1, str(exc)) from None
+    return tuple(rounds)

@@ -1,0 +1,61 @@
+"""``svoyak replay``: play a recorded journal through the core, print the decisions.
+
+The journal is read completely and the decisions are printed only when the
+whole file is valid: a broken journal prints an error naming its line and
+nothing that could be mistaken for a result (JOURNAL.md).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from buzzer.arbiter.decisions import Decision
+from buzzer.core import GameCore, InputError
+from buzzer.journal.codec import InputParser, JournalError, parse_header
+
+
+def replay_lines(lines: Iterable[str]) -> list[str]:
+    """JOURNAL.md input lines (header first) → output lines, the ``result`` last."""
+    iterator = iter(lines)
+    header = next(iterator, None)
+    if header is None:
+        raise JournalError(1, "the journal is empty: line 1 must be the game header")
+    setup = parse_header(header)
+    core = GameCore(setup)
+    parser = InputParser(len(setup.players))
+    decisions: list[Decision] = list(core.started)
+    push = core.push
+    parse = parser.parse
+    line = 1
+    try:
+        for line, text in enumerate(iterator, 2):
+            push(parse(text, line), decisions)
+        core.finish(decisions)
+    except InputError as exc:
+        raise JournalError(exc.ref or line, exc.message) from None
+    output = [d.to_json() for d in decisions]
+    scores, chooser = core.game.result()
+    output.append(
+        json.dumps(
+            {
+                "type": "result",
+                "scores": {str(s): v for s, v in scores.items()},
+                "chooser": chooser,
+            },
+            ensure_ascii=False,
+        )
+    )
+    return output
+
+
+def decode_journal(data: bytes) -> list[str]:
+    """The journal's bytes → its lines; a bad UTF-8 sequence is named by its line."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise JournalError(line, f"not valid UTF-8 ({exc.reason})") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text.splitlines()
