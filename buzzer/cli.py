@@ -51,6 +51,25 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_journal_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from buzzer.journal.store import JournalStore, JournalStoreError
+
+    source = Path(args.database)
+    if not source.is_file():
+        print(f"svoyak journal export: no such journal database: {source}", file=sys.stderr)
+        return 2
+    try:
+        with JournalStore(source) as store:
+            count = store.export(Path(args.output))
+    except (JournalStoreError, OSError) as exc:
+        print(f"svoyak journal export: {exc}", file=sys.stderr)
+        return 2
+    print(f"{count} lines written to {args.output}", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="svoyak",
@@ -76,6 +95,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rules.add_argument("id", nargs="?", help="a rules id, e.g. championship-2003")
     rules.set_defaults(handler=_cmd_rules)
+
+    journal = commands.add_parser("journal", help="work with a game's journal database")
+    journal_commands = journal.add_subparsers(dest="journal_command", metavar="ACTION")
+    journal_commands.required = True
+    export = journal_commands.add_parser(
+        "export",
+        help="write a journal database (SQLite) as JOURNAL.md JSON Lines",
+    )
+    export.add_argument("database", help="the game's journal database (.sqlite)")
+    export.add_argument("output", help="the JSON Lines file to write")
+    export.set_defaults(handler=_cmd_journal_export)
     return parser
 
 
