@@ -58,4 +58,9 @@ def decode_journal(data: bytes) -> list[str]:
         raise JournalError(line, f"not valid UTF-8 ({exc.reason})") from None
     if text.startswith("\ufeff"):
         text = text[1:]
-    return text.splitlines()
+    # Split on "\n" only: JSON strings may hold U+2028, U+0085 … raw, which
+    # str.splitlines() would take for line ends.
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
