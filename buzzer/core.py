@@ -44,6 +44,9 @@ class GameCore:
         self.setup = setup
         self.started: list[Decision] = []
         self.game = Game(setup, self.started)
+        # The tie waiting for a draw is the arbiter's state; read there directly,
+        # as it is checked several times per input (not through Game's property).
+        self._arbiter = self.game.arbiter
         self.buffer = ReorderBuffer(setup.settle_ns)
         # Draws recorded before their tie was decided: sorted seats → (ref, winner) queue.
         self._recorded: dict[tuple[int, ...], deque[tuple[int, int]]] = {}
@@ -53,27 +56,18 @@ class GameCore:
         if isinstance(item, Draw):
             self._take_draw(item, out)
             return
-        if self.game.pending_tie is not None:
+        if self._arbiter.pending_tie is not None:
             # A live game journals its draw right after the tie: anything else
             # means the journal holds none, so the seed decides.
             self._settle_tie(None, out)
         buffer = self.buffer
-        if buffer.is_late(item.t):
-            if isinstance(item, Press):
-                out.append(Ignored(item.t, item.seat, "late"))
-                return
-            if isinstance(item, Release | Tick):
-                return
-            raise InputError(
-                item.ref,
-                f"t={item.t / 1e9:g} s is more than the settle window "
-                f"({buffer.settle_ns / 1e6:g} ms) before t={buffer.watermark / 1e9:g} s "
-                "seen earlier: host inputs must be in time order",
-            )
         if isinstance(item, Tick):
+            if buffer.is_late(item.t):
+                return
             buffer.observe(item.t)
-        else:
-            buffer.add(item)
+        elif not buffer.offer(item):
+            self._late(item, out)
+            return
         self._drain(out, flush=False)
 
     def finish(self, out: list[Decision]) -> None:
@@ -96,6 +90,21 @@ class GameCore:
         return min(times) if times else None
 
     # -- internals -----------------------------------------------------------
+
+    def _late(self, item: Input, out: list[Decision]) -> None:
+        """An input stamped more than the settle window before one seen earlier."""
+        if isinstance(item, Press):
+            out.append(Ignored(item.t, item.seat, "late"))
+            return
+        if isinstance(item, Release | Tick):
+            return
+        buffer = self.buffer
+        raise InputError(
+            item.ref,
+            f"t={item.t / 1e9:g} s is more than the settle window "
+            f"({buffer.settle_ns / 1e6:g} ms) before t={buffer.watermark / 1e9:g} s "
+            "seen earlier: host inputs must be in time order",
+        )
 
     def _take_draw(self, draw: Draw, out: list[Decision]) -> None:
         pending = self.game.pending_tie
@@ -120,25 +129,27 @@ class GameCore:
 
     def _drain(self, out: list[Decision], flush: bool) -> None:
         game = self.game
+        arbiter = self._arbiter
         buffer = self.buffer
+        pop_ready = buffer.pop_ready
         while True:
-            if game.pending_tie is not None:
-                pending = game.pending_tie
+            pending = arbiter.pending_tie
+            if pending is not None:
                 queue = self._recorded.get(tuple(sorted(pending[1])))
                 if not queue and not flush:
                     return  # wait for the draw line that follows a live tie
                 self._settle_tie(None, out)
-            batch = buffer.pop_ready(flush)
+            batch = pop_ready(flush)
             if batch is None:
                 break
             if isinstance(batch, tuple):
-                t = batch[0].t
-                game.advance(t, out)
+                game.advance(batch[0].t, out)
                 self._apply_presses(batch, out)
             else:
                 game.advance(batch.t, out)
-                self._apply(batch, out)
-        if not flush and game.pending_tie is None:
+                if not isinstance(batch, Release):  # buttons going up decide nothing
+                    self._apply(batch, out)
+        if not flush and arbiter.pending_tie is None:
             game.advance(buffer.safe_until, out)
 
     def _apply_presses(self, batch: tuple[Press, ...], out: list[Decision]) -> None:
@@ -161,7 +172,7 @@ class GameCore:
                 game.judge(item.t, item.correct, out)
             elif isinstance(item, Timeout):
                 game.timeout(item.t, out)
-            elif isinstance(item, Release):
-                pass  # buttons going up decide nothing; stuck-button checks live in hardware/
+            # Release: buttons going up decide nothing (_drain does not even call this);
+            # stuck-button checks live in hardware/.
         except SequenceError as exc:
             raise InputError(item.ref, str(exc)) from None

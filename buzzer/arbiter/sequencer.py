@@ -50,6 +50,21 @@ class ReorderBuffer:
         self._seq += 1
         heapq.heappush(self._heap, (item.t, item.PRIORITY, self._seq, item))
 
+    def offer(self, item: Input) -> bool:
+        """:meth:`add` the input unless it :meth:`is_late` (then False, and nothing changes).
+
+        One call instead of two for every input of a game: this is the core's hot path.
+        """
+        t = item.t
+        watermark = self.watermark
+        if t + self.settle_ns < watermark:
+            return False
+        if t > watermark:
+            self.watermark = t
+        self._seq += 1
+        heapq.heappush(self._heap, (t, item.PRIORITY, self._seq, item))
+        return True
+
     @property
     def safe_until(self) -> int:
         """Every input still to come has a timestamp at or after this instant."""
@@ -73,11 +88,11 @@ class ReorderBuffer:
         if priority != PRESS:
             return item
         assert isinstance(item, Press)
+        if not heap or heap[0][0] != t or heap[0][1] != PRESS:
+            return (item,)  # the usual case: no other press at this very instant
         group = [item]
         while heap and heap[0][0] == t and heap[0][1] == PRESS:
             other = heapq.heappop(heap)[3]
             assert isinstance(other, Press)
             group.append(other)
-        if len(group) == 1:
-            return (item,)
         return tuple(group)

@@ -1,0 +1,205 @@
+"""Bidding for the stake question (C2003-2.4.6) and the TV auction (TV-S-AUC-*).
+
+One state machine serves every era; what differs between them is data in
+:class:`BiddingRules` (the step, the minimum, who may beat an all-in, whether
+the others may bid at all). Errors are :class:`BidError` with a message the
+host can read out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import Enum
+
+
+class BidError(ValueError):
+    """A bid or pass the rules do not allow; the message says why."""
+
+
+class AllInBeaten(Enum):
+    """Who may outbid an all-in (ва-банк)."""
+
+    #: Only a strictly larger all-in (C2003-2.4.6d/D5, TV-H-1998-08, TV-S-AUC-1).
+    BY_LARGER_ALL_IN = "larger_all_in"
+    #: Any larger sum; the all-in's author leaves the bidding (TV-H-1995-01).
+    BY_ANY_LARGER = "any_larger"
+    #: Nobody: the all-in's author plays (TV-H-1996-09).
+    NEVER = "never"
+
+
+@dataclass(frozen=True, slots=True)
+class BiddingRules:
+    """The parameters of a stake question or an auction."""
+
+    #: Bids are multiples of this (C2003-2.4.6-D2: 10; TV-S-AUC-1: 100; TV-94-OWN: 10).
+    step: int
+    #: The lowest opening bid: the nominal (C2003-2.4.6-D1, TV-H-2002-04), else ``min_bid``.
+    min_is_nominal: bool = True
+    min_bid: int = 10
+    all_in_beaten: AllInBeaten = AllInBeaten.BY_LARGER_ALL_IN
+    #: Only the opener stakes; nobody else bids (TV-94-OWN).
+    opener_only: bool = False
+    #: TV-94-OWN: an opener at a negative score may stake what brings them to 0.
+    offer_to_zero: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BidOutcome:
+    """Who plays the question, for how much."""
+
+    seat: int
+    stake: int
+
+
+def bidding_order(opener: int, scores: Mapping[int, int], tie_break: Sequence[int]) -> list[int]:
+    """TV-S-AUC-3 (C2003-2.4.6-D4): from the opener, on to the next higher score;
+    from the leader, round to the trailing player.
+
+    ``tie_break`` orders players with equal scores (the host's pick; a draw).
+    """
+    rank = {seat: i for i, seat in enumerate(tie_break)}
+    ordered = sorted(scores, key=lambda s: (scores[s], rank.get(s, s)))
+    i = ordered.index(opener)
+    return ordered[i:] + ordered[:i]
+
+
+class Bidding:
+    """The bidding for one stake question or auction."""
+
+    def __init__(
+        self,
+        rules: BiddingRules,
+        opener: int,
+        nominal: int,
+        scores: Mapping[int, int],
+        order: Sequence[int],
+    ) -> None:
+        self.rules = rules
+        self.opener = opener
+        self.nominal = nominal
+        self.scores = dict(scores)
+        self.order = list(order)
+        self.bid: int | None = None
+        self.leader: int | None = None
+        self.leader_all_in = False
+        self.passed: set[int] = set()
+        self.turn: int = opener
+        if rules.opener_only:
+            self.passed = {s for s in self.order if s != opener}
+
+    # -- queries -------------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        return self.leader is not None and self._active() == [self.leader]
+
+    @property
+    def outcome(self) -> BidOutcome | None:
+        if not self.done or self.leader is None or self.bid is None:
+            return None
+        return BidOutcome(self.leader, self.bid)
+
+    def opening_bids(self) -> tuple[int, ...] | None:
+        """The only legal opening bids when the opener has no choice, else None."""
+        score = self.scores[self.opener]
+        if self.rules.opener_only:
+            if score > 0:
+                return None
+            if score < 0 and self.rules.offer_to_zero:
+                return tuple(sorted({self.nominal, -score}))
+            return (self.nominal,)
+        if score < self._minimum():
+            return (self.nominal,)  # C2003-2.4.6a/D1, TV-S-AUC-2: plays for the nominal
+        return None
+
+    # -- moves ---------------------------------------------------------------
+
+    def place(self, seat: int, amount: int) -> None:
+        """``seat`` bids ``amount`` (an all-in is a bid of the whole score)."""
+        self._check_turn(seat)
+        score = self.scores[seat]
+        if self.bid is None:
+            self._check_opening(seat, amount)
+            self.bid, self.leader = amount, seat
+            self.leader_all_in = amount == score and score > 0 and amount >= self._minimum()
+            self._after_move()
+            return
+        if amount <= self.bid:
+            raise BidError(f"a raise must be above the current bid of {self.bid}")
+        if amount > score:
+            raise BidError(f"seat {seat} has {score}: a bid cannot exceed the score")
+        all_in = amount == score
+        if amount % self.rules.step and not all_in:
+            raise BidError(f"bids go in steps of {self.rules.step} (or all-in)")
+        if self.leader_all_in:
+            beaten = self.rules.all_in_beaten
+            if beaten is AllInBeaten.NEVER:
+                raise BidError("an all-in cannot be beaten (TV-H-1996-09)")
+            if beaten is AllInBeaten.BY_LARGER_ALL_IN and not all_in:
+                raise BidError("only a larger all-in beats an all-in (C2003-2.4.6d)")
+            if beaten is AllInBeaten.BY_ANY_LARGER and self.leader is not None:
+                self.passed.add(self.leader)  # TV-H-1995-01: its author leaves
+        self.bid, self.leader, self.leader_all_in = amount, seat, all_in
+        self._after_move()
+
+    def pass_(self, seat: int) -> None:
+        """``seat`` leaves the bidding (never the opener's first move, TV-S-AUC-4)."""
+        self._check_turn(seat)
+        if self.bid is None:
+            raise BidError("the opener must bid first and may not pass (TV-S-AUC-4)")
+        self.passed.add(seat)
+        self._after_move()
+
+    # -- internals -----------------------------------------------------------
+
+    def _minimum(self) -> int:
+        return self.nominal if self.rules.min_is_nominal else self.rules.min_bid
+
+    def _check_turn(self, seat: int) -> None:
+        if self.done:
+            raise BidError("the bidding is over")
+        if seat != self.turn:
+            raise BidError(f"it is seat {self.turn}'s turn to bid, not seat {seat}'s")
+
+    def _check_opening(self, seat: int, amount: int) -> None:
+        forced = self.opening_bids()
+        if forced is not None:
+            if amount not in forced:
+                allowed = " or ".join(str(a) for a in forced)
+                raise BidError(f"seat {seat} may only play for {allowed}")
+            return
+        score = self.scores[seat]
+        low = self._minimum()
+        if amount < low:
+            raise BidError(f"the opening bid must be at least {low}")
+        if amount > score:
+            raise BidError(f"seat {seat} has {score}: a bid cannot exceed the score")
+        if amount % self.rules.step and amount != score:
+            raise BidError(f"bids go in steps of {self.rules.step} (or all-in)")
+
+    def _active(self) -> list[int]:
+        return [s for s in self.order if s not in self.passed]
+
+    def _after_move(self) -> None:
+        """Automatic passes, then the next player in order (TV-S-AUC-4)."""
+        assert self.bid is not None
+        for seat in self.order:
+            if seat != self.leader and seat not in self.passed and self._cannot_raise(seat):
+                self.passed.add(seat)
+        if self.done:
+            return
+        i = self.order.index(self.turn)
+        for step in range(1, len(self.order) + 1):
+            candidate = self.order[(i + step) % len(self.order)]
+            if candidate not in self.passed and candidate != self.leader:
+                self.turn = candidate
+                return
+        self.turn = self.leader if self.leader is not None else self.opener
+
+    def _cannot_raise(self, seat: int) -> bool:
+        assert self.bid is not None
+        score = self.scores[seat]
+        if score <= self.bid:
+            return True
+        return self.leader_all_in and self.rules.all_in_beaten is AllInBeaten.NEVER
