@@ -80,6 +80,23 @@ class GameCore:
                 ref, _ = queue[0]
                 raise InputError(ref, "this draw was never used: no tie between these seats")
 
+    def draw_for_pending_tie(self) -> Draw | None:
+        """The seeded draw for the tie waiting now, as the input a live game journals.
+
+        The controller journals this ``draw`` line and then pushes it, so the
+        journal itself names the winner and a replay reproduces it whatever
+        the random generator (JOURNAL.md). The generator's state is left
+        untouched: pushing the line makes the same draw.
+        """
+        pending = self._arbiter.pending_tie
+        if pending is None:
+            return None
+        rng = self.game.rng
+        state = rng.getstate()
+        winner = self.game.draw(pending[1])
+        rng.setstate(state)
+        return Draw(pending[0], pending[1], winner)
+
     def next_deadline(self) -> int | None:
         """The next instant a live controller must tick at, if any."""
         candidates = [self.buffer.next_deadline()]

@@ -212,8 +212,10 @@ class Arbiter:
         else:
             closes_at = self.t_end + self.rules.window_ns  # C2003-A-D2 `fixed`
         if closes_at < t:
+            # The fixed window ran out while the answer was being given: the
+            # question is over; window_closed carries the window's own end.
             self.phase = Phase.CLOSED
-            out.append(WindowClosed(t))
+            out.append(WindowClosed(closes_at))
         else:
             self._open_window(t, closes_at, out)
         return seat
