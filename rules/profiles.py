@@ -23,6 +23,15 @@ from buzzer.arbiter.params import (
     WindowAfterWrong,
 )
 from rules.board import RoundSpec
+from rules.specials.bidding import AllInBeaten, BiddingRules
+from rules.specials.params import (
+    CatPrice,
+    CatRules,
+    FinalRules,
+    NobodyPositive,
+    RoundChooser,
+    SinglePositive,
+)
 
 
 class ChoiceOrder(Enum):
@@ -46,6 +55,22 @@ class RuleSystem:
     #: The default board when the journal names none (C2003-2.2.1, TV-G-3, SPORT-D).
     rounds: tuple[RoundSpec, ...]
     choice: ChoiceOrder = ChoiceOrder.FREE
+    #: The stake question / auction (C2003-2.4.6, TV-S-AUC-*); None: the system has none.
+    stake: BiddingRules | None = None
+    #: A.4: time to think on a stake question (C2003 10 s; TV 5 s).
+    stake_answer_time_ns: int = 5 * NS_PER_S
+    #: Cat in the bag (TV-S-CAT-*); None: the system has none.
+    cat: CatRules | None = None
+    #: The sponsor question (TV-S-SPN-1): right pays this × nominal, wrong costs 0.
+    sponsor_multiplier: int | None = None
+    #: The final round (C2003-2.6/2.7, TV-F-*); None: no final (SPORT-2).
+    final: FinalRules | None = None
+    #: The shootout's prices, played in order by the tied players (C2003-2.8-D2, TV-T-1).
+    shootout_prices: tuple[int, ...] = (10, 20, 30, 40, 50)
+    #: Who chooses first in later rounds (C2003-2.3.2, TV-G-4).
+    round_chooser: RoundChooser = RoundChooser.LOWEST_SCORE
+    #: The round clock (TV-G-6, Oct 1994 – Jan 2008); None: rounds have no time limit.
+    round_clock_ns: int | None = None
     #: parameter name → the rule ID that sets it.
     citations: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
@@ -159,7 +184,20 @@ CHAMPIONSHIP_2003 = RuleSystem(
     ),
     start_score=0,
     rounds=_rounds(_BLUE, _RED),
+    stake=BiddingRules(step=10, all_in_beaten=AllInBeaten.BY_LARGER_ALL_IN),
+    stake_answer_time_ns=10 * _S,
+    final=FinalRules(
+        themes=7,
+        nobody_positive=NobodyPositive.NO_WINNER,
+        single_positive=SinglePositive.WINS_WITHOUT_FINAL,
+    ),
+    shootout_prices=(10, 20, 30, 40, 50),
     citations={
+        "stake": "C2003-2.4.6, C2003-2.4.6-D1..D6",
+        "stake_answer_time_ns": "C2003-2.4.6e",
+        "final": "C2003-2.6, C2003-2.7, C2003-2.7-D1..D4",
+        "shootout_prices": "C2003-2.8-D2",
+        "round_chooser": "C2003-2.3.2",
         "early_press": "C2003-2.4.1b",
         "window_ns": "C2003-2.4.1d",
         "window_after_wrong": "C2003-A-D2",
@@ -180,7 +218,23 @@ TV_1994 = RuleSystem(
     buttons=ButtonRules(early_press=EarlyPress.HOLD, window_ns=3 * _S),
     start_score=50,
     rounds=_rounds(_BLUE, _RED),
+    stake=BiddingRules(
+        step=10, min_is_nominal=False, min_bid=10, opener_only=True, offer_to_zero=True
+    ),
+    final=FinalRules(
+        themes=1,
+        stake_min=10,
+        stake_step=10,
+        nobody_positive=NobodyPositive.CLOSEST_TO_ZERO,
+        single_positive=SinglePositive.PLAYS_ALONE,
+    ),
+    shootout_prices=(10, 20, 30, 40, 50),
     citations={
+        "stake": "TV-94-OWN",
+        "stake_answer_time_ns": "A.4 (TV-94: 5 s)",
+        "final": "TV-F-1, TV-F-3 (TV-94: steps of 10), Part D 14 Apr 1994",
+        "shootout_prices": "TV-T-1 (TV-94: 10–50)",
+        "round_chooser": "TV-G-4",
         "early_press": "TV-94-A2",
         "window_ns": "TV-94-A1",
         "window_after_wrong": "P6",
@@ -209,7 +263,23 @@ TV_MODERN = RuleSystem(
         ("Второй раунд", 6, (200, 400, 600, 800, 1000)),
         ("Третий раунд", 6, (300, 600, 900, 1200, 1500)),
     ),
+    stake=BiddingRules(step=100, all_in_beaten=AllInBeaten.BY_LARGER_ALL_IN),
+    cat=CatRules(price=CatPrice.MIN_OR_MAX, may_keep=False),
+    sponsor_multiplier=2,
+    final=FinalRules(
+        themes=7,
+        nobody_positive=NobodyPositive.CLOSEST_TO_ZERO,
+        single_positive=SinglePositive.PLAYS_ALONE,
+    ),
+    shootout_prices=(100, 200, 300, 400, 500),
     citations={
+        "stake": "TV-S-AUC-1..5, TV-H-2002-04",
+        "stake_answer_time_ns": "A.4 (DEFAULT 5 s)",
+        "cat": "TV-S-CAT-1..3, TV-H-2007-08",
+        "sponsor_multiplier": "TV-S-SPN-1",
+        "final": "TV-F-1..5",
+        "shootout_prices": "TV-T-1",
+        "round_chooser": "TV-G-4 (DEFAULT rounds 2–3)",
         "early_press": "TV-M-A1, TV-M-A2",
         "window_ns": "TV-M-A3",
         "fs_lockout_ns": "TV-M-A-D2",
