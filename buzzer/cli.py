@@ -14,6 +14,8 @@ from buzzer import __version__
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from buzzer.journal.codec import JournalError
     from buzzer.replay import decode_journal, replay_lines
 
@@ -24,7 +26,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         print(f"svoyak replay: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return 2
     try:
-        lines = replay_lines(decode_journal(data))
+        base = None if path == "-" else Path(path).resolve().parent
+        lines = replay_lines(decode_journal(data), base)
     except JournalError as exc:
         print(f"svoyak replay: {path}: {exc}", file=sys.stderr)
         return 2

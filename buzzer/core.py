@@ -14,14 +14,9 @@ from buzzer.arbiter.decisions import Decision, Ignored
 from buzzer.arbiter.events import (
     Draw,
     Input,
-    Judge,
     Press,
-    ReadingEnd,
-    ReadingStart,
     Release,
-    Select,
     Tick,
-    Timeout,
 )
 from buzzer.arbiter.machine import SequenceError
 from buzzer.arbiter.sequencer import ReorderBuffer
@@ -177,19 +172,7 @@ class GameCore:
         self.game.press(batch[0].t, seats, out)
 
     def _apply(self, item: Input, out: list[Decision]) -> None:
-        game = self.game
         try:
-            if isinstance(item, Select):
-                game.select(item.t, item.theme, item.price, out)
-            elif isinstance(item, ReadingStart):
-                game.reading_start(item.t, out)
-            elif isinstance(item, ReadingEnd):
-                game.reading_end(item.t, out)
-            elif isinstance(item, Judge):
-                game.judge(item.t, item.correct, out)
-            elif isinstance(item, Timeout):
-                game.timeout(item.t, out)
-            # Release: buttons going up decide nothing (_drain does not even call this);
-            # stuck-button checks live in hardware/.
+            self.game.apply(item, out)
         except SequenceError as exc:
             raise InputError(item.ref, str(exc)) from None

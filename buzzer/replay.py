@@ -9,19 +9,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from pathlib import Path
 
 from buzzer.arbiter.decisions import Decision
 from buzzer.core import GameCore, InputError
 from buzzer.journal.codec import InputParser, JournalError, parse_header
 
 
-def replay_lines(lines: Iterable[str]) -> list[str]:
-    """JOURNAL.md input lines (header first) → output lines, the ``result`` last."""
+def replay_lines(lines: Iterable[str], base: Path | None = None) -> list[str]:
+    """JOURNAL.md input lines (header first) → output lines, the ``result`` last.
+
+    ``base`` is where a question package named by a relative path is looked for
+    (the journal's folder).
+    """
     iterator = iter(lines)
     header = next(iterator, None)
     if header is None:
         raise JournalError(1, "the journal is empty: line 1 must be the game header")
-    setup = parse_header(header)
+    setup = parse_header(header, base)
     core = GameCore(setup)
     parser = InputParser(len(setup.players))
     decisions: list[Decision] = list(core.started)

@@ -19,6 +19,8 @@ class RoundSpec:
     name: str
     themes: tuple[str, ...]
     prices: tuple[int, ...]
+    #: Cells with no question (a package's empty cells): played from the start.
+    holes: frozenset[tuple[int, int]] = frozenset()
 
     def __post_init__(self) -> None:
         if not self.themes:
@@ -43,6 +45,9 @@ class Board:
     rounds: tuple[RoundSpec, ...]
     round_index: int = 0
     played: set[tuple[int, int]] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.played |= self.current.holes
 
     @property
     def current(self) -> RoundSpec:
@@ -69,6 +74,8 @@ class Board:
         if price not in spec.prices:
             prices = ", ".join(str(p) for p in spec.prices)
             raise BoardError(f"price {price} is not on the board: round {spec.name!r} has {prices}")
+        if (theme, price) in spec.holes:
+            raise BoardError(f"theme {theme} has no question for {price}")
         if (theme, price) in self.played:
             raise BoardError(f"theme {theme} for {price} has already been played")
 
@@ -80,7 +87,7 @@ class Board:
         if self.round_index + 1 >= len(self.rounds):
             return False
         self.round_index += 1
-        self.played = set()
+        self.played = set(self.current.holes)
         return True
 
     def next_in_order(self) -> tuple[int, int] | None:

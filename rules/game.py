@@ -1,33 +1,85 @@
-"""The game engine for plain questions: board, scores and the chooser.
+"""The game engine: rounds, plain and special questions, the final, the shootout.
 
 Pure and deterministic: time-ordered inputs in, decisions out. The button
-logic is delegated to :class:`buzzer.arbiter.Arbiter`; this module adds what
-a verdict means for the game (RULES.md C2003-2.4.2/2.4.3, TV-G-5, SPORT-1).
+logic of a question is the :class:`buzzer.arbiter.Arbiter`'s; this module adds
+what happens around it: the board and its rounds, scores and the chooser
+(C2003-2.4.2/2.4.3, TV-G-5, SPORT-1), special questions (C2003-2.4.6,
+TV-S-*), the final round (C2003-2.6/2.7, TV-F-*), the shootout (C2003-2.8,
+TV-T-1) and the host's corrections (TOUR-3.7, TOUR-1.9).
 
-Seams for the full engine (special questions, the final, later rounds'
-first chooser): :meth:`Game._question_value` (what a verdict is worth),
-``eligible`` in :meth:`Arbiter.open_question` (who may press, A-G4) and
-:meth:`Game._start_next_round`.
+Everything a rule system changes is read from its :class:`RuleSystem` data;
+nothing here asks which rule system is in force.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from types import MappingProxyType
+from typing import Any
 
 from buzzer.arbiter.decisions import (
     Chooser,
     Decision,
     FirstChooser,
+    Note,
     QuestionSelected,
+    Recognized,
     RoundStarted,
     Score,
+)
+from buzzer.arbiter.events import (
+    Bid,
+    CatGive,
+    CatPrice,
+    Correction,
+    FinalJudge,
+    FinalRemove,
+    FinalStake,
+    Judge,
+    Objection,
+    Pass,
+    ReadingEnd,
+    ReadingStart,
+    Select,
+    Timeout,
 )
 from buzzer.arbiter.machine import Arbiter, Phase, SequenceError
 from buzzer.arbiter.params import DEFAULT_SETTLE_NS
 from rules.board import Board, BoardError, RoundSpec
 from rules.profiles import RuleSystem
+from rules.specials.bidding import Bidding, BidError, bidding_order
+from rules.specials.params import CatPrice as CatPriceRule
+from rules.specials.params import NobodyPositive, RoundChooser, SinglePositive
+
+
+class SpecialKind(Enum):
+    """A special question's kind (RULES.md B.1 / B.2)."""
+
+    STAKE = "stake"  # C2003-2.4.6 «своя игра»; TV auction (TV-S-AUC-*)
+    CAT = "cat"  # TV-S-CAT-*
+    SPONSOR = "sponsor"  # TV-S-SPN-*
+
+
+class Stage(Enum):
+    """Where the game is, between questions and inside special procedures."""
+
+    BOARD = "board"  # waiting for the chooser's select
+    QUESTION = "question"  # a question with buttons (the arbiter's)
+    BIDDING = "bidding"
+    CAT_GIVE = "cat_give"
+    CAT_PRICE = "cat_price"
+    SPECIAL = "special"  # a designated player answers, no buttons (A-G4)
+    FINAL_REMOVE = "final_remove"
+    FINAL_STAKES = "final_stakes"
+    FINAL_JUDGING = "final_judging"
+    OVER = "over"
+
+
+#: (round 1-based, theme 1-based, price) → the special question in that cell.
+SpecialCells = Mapping[tuple[int, int, int], SpecialKind]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,16 +92,48 @@ class GameSetup:
     seed: int | str = 0
     settle_ns: int = DEFAULT_SETTLE_NS
     rounds: tuple[RoundSpec, ...] | None = None
+    specials: SpecialCells = field(default_factory=lambda: MappingProxyType({}))
+    #: Themes offered in the final (default: the rule system's).
+    final_themes: int | None = None
 
     def __post_init__(self) -> None:
         if not self.players:
             raise ValueError("a game needs at least one player")
         if self.chooser is not None and not 1 <= self.chooser <= len(self.players):
             raise ValueError(f"chooser must be a seat 1..{len(self.players)}")
+        rules = self.rules
+        for (round_no, theme, price), kind in self.specials.items():
+            where = f"round {round_no}, theme {theme}, price {price}"
+            if kind is SpecialKind.STAKE and rules.stake is None:
+                raise ValueError(f"{where}: {rules.id} has no stake questions")
+            if kind is SpecialKind.CAT and rules.cat is None:
+                raise ValueError(f"{where}: {rules.id} has no cats in the bag")
+            if kind is SpecialKind.SPONSOR and rules.sponsor_multiplier is None:
+                raise ValueError(f"{where}: {rules.id} has no sponsor questions")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One judged answer of the current (or just closed) question, for objections."""
+
+    seat: int
+    delta: int
+    #: What the answer would have scored had it been ruled right.
+    right_delta: int
+
+
+@dataclass(slots=True)
+class Shootout:
+    """A one-theme tie-break among ``seats`` with scores of its own (C2003-2.8-D2, TV-T-1)."""
+
+    seats: tuple[int, ...]
+    number: int
+    board: Board
+    scores: dict[int, int]
 
 
 class Game:
-    """One game's state: scores, board, chooser and the current question's buttons."""
+    """One game's state; every input handler appends its decisions to ``out``."""
 
     def __init__(self, setup: GameSetup, out: list[Decision]) -> None:
         self.setup = setup
@@ -61,8 +145,45 @@ class Game:
         self.board = Board(setup.rounds or setup.rules.rounds)
         self.arbiter = Arbiter(setup.rules.buttons, self.seats)
         self.rng = random.Random(setup.seed)
+        self.stage = Stage.BOARD
         self.cell: tuple[int, int] | None = None
+        self.special: SpecialKind | None = None
         self.chooser: int | None = None
+        self.winner: int | None = None
+        self.round_started_at: int | None = None
+        # The question being played: verdicts so far (for objections, TOUR-3.7).
+        self.verdicts: list[Verdict] = []
+        self.objections_open = False
+        # Special questions.
+        self.bidding: Bidding | None = None
+        self._announced_passes: set[int] = set()
+        self.answerer: int | None = None
+        self.value = 0
+        self.wrong_costs = True
+        # The final round.
+        self.final_seats: tuple[int, ...] = ()
+        self.final_themes: list[int] = []
+        self.final_turns: list[int] = []
+        self.final_turn = 0
+        self.final_stakes: dict[int, int] = {}
+        self.final_order: list[int] = []
+        self.shootout: Shootout | None = None
+        self._handlers: dict[type, Callable[[Any, list[Decision]], None]] = {
+            Select: self._on_select,
+            ReadingStart: lambda i, o: self.reading_start(i.t, o),
+            ReadingEnd: lambda i, o: self.reading_end(i.t, o),
+            Judge: self._on_judge,
+            Timeout: lambda i, o: self.timeout(i.t, o),
+            Bid: self._on_bid,
+            Pass: self._on_pass,
+            CatGive: self._on_cat_give,
+            CatPrice: self._on_cat_price,
+            FinalRemove: self._on_final_remove,
+            FinalStake: self._on_final_stake,
+            FinalJudge: self._on_final_judge,
+            Correction: self._on_correction,
+            Objection: self._on_objection,
+        }
         if self.rules.has_chooser:
             if setup.chooser is not None:
                 self.chooser = setup.chooser
@@ -78,6 +199,11 @@ class Game:
     def draw(self, seats: Sequence[int]) -> int:
         """A draw by lot from the game's seed: the same seed, the same winners."""
         return seats[self.rng.randrange(len(seats))]
+
+    def _order_by_score(self, seats: Sequence[int]) -> list[int]:
+        """Ascending score; players with equal scores in an order drawn by lot."""
+        lots = {seat: self.rng.random() for seat in sorted(seats)}
+        return sorted(seats, key=lambda s: (self.scores[s], lots[s]))
 
     @property
     def pending_tie(self) -> tuple[int, tuple[int, ...]] | None:
@@ -100,54 +226,103 @@ class Game:
 
     # -- inputs --------------------------------------------------------------
 
-    def select(self, t: int, theme: int | None, price: int | None, out: list[Decision]) -> None:
-        arbiter = self.arbiter
-        if arbiter.phase is Phase.ANSWERING:
-            raise SequenceError(
-                f"seat {arbiter.answering} is answering: judge the answer before selecting"
-            )
-        if arbiter.question_open:
-            # JOURNAL.md: a select while a window is open ends that question, no score change.
-            arbiter.close()
-            self._close_question(t, None, out)
-        if self.board.round_done and not self._start_next_round(t, out):
-            raise SequenceError("every question has been played: the board is empty")
-        theme, price = self._resolve_cell(theme, price)
-        self.cell = (theme, price)
-        arbiter.open_question()
-        out.append(QuestionSelected(t, self.board.round_index + 1, theme, price))
-
-    def reading_start(self, t: int, out: list[Decision]) -> None:
-        self.arbiter.start_reading(t, out)
-
-    def reading_end(self, t: int, out: list[Decision]) -> None:
-        self.arbiter.end_reading(t, out)
+    def apply(self, item: Any, out: list[Decision]) -> None:
+        """Apply one host command (already in time order)."""
+        handler = self._handlers.get(type(item))
+        if handler is not None:
+            handler(item, out)
 
     def press(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:
         self.arbiter.press(t, seats, out)
 
+    def reading_start(self, t: int, out: list[Decision]) -> None:
+        if self._final_reading():
+            return
+        self._expect(Stage.QUESTION, "reading_start")
+        self.arbiter.start_reading(t, out)
+
+    def reading_end(self, t: int, out: list[Decision]) -> None:
+        if self._final_reading():
+            final = self.rules.final
+            assert final is not None
+            out.append(Note(t, "final_timer", (("until", (t + final.answer_time_ns) / 1e9),)))
+            return
+        self._expect(Stage.QUESTION, "reading_end")
+        self.arbiter.end_reading(t, out)
+
+    def select(self, t: int, theme: int | None, price: int | None, out: list[Decision]) -> None:
+        arbiter = self.arbiter
+        if self.stage is Stage.QUESTION:
+            if arbiter.phase is Phase.ANSWERING:
+                raise SequenceError(
+                    f"seat {arbiter.answering} is answering: judge the answer before selecting"
+                )
+            # JOURNAL.md: a select while a window is open ends that question, no score change.
+            arbiter.close()
+            self._close_question(t, None, out)
+        if self.stage is not Stage.BOARD:
+            raise SequenceError(self._busy_message())
+        self.objections_open = False
+        board = self._board()
+        if self.shootout is None:
+            self._check_round_clock(t, out)
+            if board.round_done and not self._next_round(t, out):
+                raise SequenceError("every question has been played: the board is empty")
+            if self.stage is not Stage.BOARD:
+                raise SequenceError(self._busy_message())
+            board = self._board()
+        theme, price = self._resolve_cell(board, theme, price)
+        self.cell = (theme, price)
+        self.verdicts = []
+        if self.round_started_at is None:
+            self.round_started_at = t
+        round_no = board.round_index + 1
+        out.append(QuestionSelected(t, round_no, theme, price))
+        kind = None if self.shootout else self.setup.specials.get((round_no, theme, price))
+        self.special = kind
+        if kind is None:
+            eligible = frozenset(self.shootout.seats) if self.shootout else None
+            arbiter.open_question(eligible)
+            self.stage = Stage.QUESTION
+        elif kind is SpecialKind.STAKE:
+            self._open_stake(t, price, out)
+        elif kind is SpecialKind.CAT:
+            self.stage = Stage.CAT_GIVE
+            out.append(Note(t, "special", (("kind", "cat"), ("opener", self.chooser))))
+        else:
+            multiplier = self.rules.sponsor_multiplier
+            assert multiplier is not None and self.chooser is not None
+            out.append(Note(t, "special", (("kind", "sponsor"), ("opener", self.chooser))))
+            self._designate(t, self.chooser, price * multiplier, out, wrong_costs=False)
+
     def judge(self, t: int, correct: bool, out: list[Decision]) -> None:
+        if self.stage is Stage.SPECIAL:
+            self._judge_special(t, correct, out)
+            return
+        if self.stage is Stage.FINAL_JUDGING:
+            self._judge_final(t, correct, None, out)
+            return
         arbiter = self.arbiter
         seat = arbiter.answering
-        if seat is None or arbiter.phase is not Phase.ANSWERING:
+        if self.stage is not Stage.QUESTION or seat is None:
             raise SequenceError("nobody is answering: there is no answer to judge")
         value = self._question_value()
         delta = value if correct else -value  # C2003-2.4.2, TV-G-5
-        self.scores[seat] += delta
-        out.append(Score(t, seat, delta, self.scores[seat]))
+        self._add(t, seat, delta, out)
+        self.verdicts.append(Verdict(seat, delta, value))
         arbiter.verdict(t, correct, out)
         if not arbiter.question_open:
             self._close_question(t, seat if correct else None, out)
 
     def timeout(self, t: int, out: list[Decision]) -> None:
-        if not self.arbiter.question_open:
+        if self.stage is not Stage.QUESTION or not self.arbiter.question_open:
             raise SequenceError("no question is open: there is nothing to time out")
         self.arbiter.close()
         self._close_question(t, None, out)
 
     def advance(self, t: int, out: list[Decision]) -> None:
         """Time has reached ``t``: fire the deadlines before it."""
-        if self.arbiter.advance(t, out):
+        if self.stage is Stage.QUESTION and self.arbiter.advance(t, out):
             closes_at = self.arbiter.closes_at
             assert closes_at is not None
             self._close_question(closes_at, None, out)
@@ -155,18 +330,413 @@ class Game:
     def next_deadline(self) -> int | None:
         """The next instant at which time passing alone changes something."""
         arbiter = self.arbiter
-        return arbiter.closes_at if arbiter.phase is Phase.OPEN else None
+        if self.stage is Stage.QUESTION and arbiter.phase is Phase.OPEN:
+            return arbiter.closes_at
+        return None
 
-    # -- internals -----------------------------------------------------------
+    def result(self) -> tuple[dict[int, int], int | None]:
+        return dict(self.scores), self.chooser
+
+    @property
+    def over(self) -> bool:
+        return self.stage is Stage.OVER
+
+    # -- handlers ------------------------------------------------------------
+
+    def _on_select(self, item: Select, out: list[Decision]) -> None:
+        self.select(item.t, item.theme, item.price, out)
+
+    def _on_judge(self, item: Judge, out: list[Decision]) -> None:
+        self.judge(item.t, item.correct, out)
+
+    def _on_bid(self, item: Bid, out: list[Decision]) -> None:
+        bidding = self._bidding("bid")
+        try:
+            bidding.place(item.seat, item.amount)
+        except BidError as exc:
+            raise SequenceError(str(exc)) from None
+        all_in = item.amount == self.scores[item.seat]
+        out.append(
+            Note(item.t, "bid", (("seat", item.seat), ("amount", item.amount), ("all_in", all_in)))
+        )
+        self._after_bidding_move(item.t, out)
+
+    def _on_pass(self, item: Pass, out: list[Decision]) -> None:
+        bidding = self._bidding("pass")
+        try:
+            bidding.pass_(item.seat)
+        except BidError as exc:
+            raise SequenceError(str(exc)) from None
+        self._after_bidding_move(item.t, out, passed=item.seat)
+
+    def _on_cat_give(self, item: CatGive, out: list[Decision]) -> None:
+        self._expect(Stage.CAT_GIVE, "cat_give")
+        cat = self.rules.cat
+        assert cat is not None and self.chooser is not None
+        if item.seat == self.chooser and not cat.may_keep:
+            raise SequenceError(
+                "the cat in the bag must be given to an opponent (TV-S-CAT-1): "
+                f"seat {self.chooser} cannot keep it"
+            )
+        self.answerer = item.seat
+        out.append(Note(item.t, "cat_given", (("from", self.chooser), ("to", item.seat))))
+        self.stage = Stage.CAT_PRICE
+        if cat.price is CatPriceRule.MIN_OR_MAX:
+            prices = self._board().current.prices
+            out.append(Note(item.t, "cat_prices", (("options", [min(prices), max(prices)]),)))
+
+    def _on_cat_price(self, item: CatPrice, out: list[Decision]) -> None:
+        self._expect(Stage.CAT_PRICE, "cat_price")
+        cat = self.rules.cat
+        assert cat is not None and self.answerer is not None
+        if cat.price is CatPriceRule.MIN_OR_MAX:
+            prices = self._board().current.prices
+            options = (min(prices), max(prices))
+            if item.price not in options:
+                raise SequenceError(
+                    f"the cat's value must be the round's minimum or maximum: "
+                    f"{options[0]} or {options[1]} (TV-S-CAT-2)"
+                )
+        self._designate(item.t, self.answerer, item.price, out, wrong_costs=True)
+
+    def _on_final_remove(self, item: FinalRemove, out: list[Decision]) -> None:
+        self._expect(Stage.FINAL_REMOVE, "final_remove")
+        seat = self.final_turns[self.final_turn % len(self.final_turns)]
+        if item.seat is not None and item.seat != seat:
+            raise SequenceError(
+                f"it is seat {seat}'s turn to remove a theme, not seat {item.seat}'s"
+            )
+        if item.theme not in self.final_themes:
+            left = ", ".join(str(x) for x in self.final_themes)
+            raise SequenceError(f"theme {item.theme} is not on the final board; left: {left}")
+        self.final_themes.remove(item.theme)
+        self.final_turn += 1
+        out.append(Note(item.t, "final_removed", (("seat", seat), ("theme", item.theme))))
+        if len(self.final_themes) == 1:
+            self._final_theme_chosen(item.t, out)
+        else:
+            out.append(Note(item.t, "final_turn", (("seat", self._final_remover()),)))
+
+    def _on_final_stake(self, item: FinalStake, out: list[Decision]) -> None:
+        self._expect(Stage.FINAL_STAKES, "final_stake")
+        final = self.rules.final
+        assert final is not None
+        if item.seat not in self.final_seats:
+            raise SequenceError(f"seat {item.seat} does not play the final round")
+        score = self.scores[item.seat]
+        amount = min(item.amount, score)  # C2003-2.7-D3: above the score counts as all-in
+        if amount < final.stake_min:
+            raise SequenceError(f"a final stake must be at least {final.stake_min}")
+        if amount % final.stake_step and amount != score:
+            raise SequenceError(f"final stakes go in steps of {final.stake_step}")
+        first = item.seat not in self.final_stakes
+        self.final_stakes[item.seat] = amount
+        if first:
+            # The stake stays hidden until the answer is judged (TV-F-5).
+            out.append(Note(item.t, "final_stake_in", (("seat", item.seat),)))
+        if len(self.final_stakes) == len(self.final_seats):
+            self.stage = Stage.FINAL_JUDGING
+            out.append(Note(item.t, "final_question", (("judge_order", self.final_order),)))
+
+    def _on_final_judge(self, item: FinalJudge, out: list[Decision]) -> None:
+        self._expect(Stage.FINAL_JUDGING, "final_judge")
+        self._judge_final(item.t, item.correct, item.seat, out)
+
+    def _on_correction(self, item: Correction, out: list[Decision]) -> None:
+        out.append(
+            Note(
+                item.t,
+                "correction",
+                (("seat", item.seat), ("delta", item.delta), ("reason", item.reason)),
+            )
+        )
+        self._add(item.t, item.seat, item.delta, out)
+
+    def _on_objection(self, item: Objection, out: list[Decision]) -> None:
+        """TOUR-3.7 DEFAULT: an accepted objection turns that seat's −v into +v; the
+        objector chooses next only if nobody else answered this question right."""
+        if not self.objections_open:
+            raise SequenceError(
+                "objections are accepted only after a question closes and before the next "
+                "is selected (TOUR-3.7)"
+            )
+        verdict = next(
+            (v for v in self.verdicts if v.seat == item.seat and v.delta < v.right_delta), None
+        )
+        if verdict is None:
+            raise SequenceError(f"seat {item.seat} was not ruled wrong on the last question")
+        self.verdicts = [
+            Verdict(v.seat, v.right_delta, v.right_delta) if v is verdict else v
+            for v in self.verdicts
+        ]
+        out.append(Note(item.t, "objection", (("seat", item.seat),)))
+        self._add(item.t, item.seat, verdict.right_delta - verdict.delta, out)
+        others_right = any(v.delta == v.right_delta for v in self.verdicts if v.seat != item.seat)
+        if self.chooser is not None and not others_right and self.shootout is None:
+            self.chooser = item.seat
+            out.append(Chooser(item.t, item.seat))
+
+    # -- special questions ---------------------------------------------------
+
+    def _open_stake(self, t: int, price: int, out: list[Decision]) -> None:
+        rules = self.rules.stake
+        assert rules is not None and self.chooser is not None
+        opener = self.chooser
+        lots = [s for s in sorted(self.scores, key=lambda s: self.rng.random())]
+        order = bidding_order(opener, self.scores, lots)  # TV-S-AUC-3, C2003-2.4.6-D4
+        self.bidding = Bidding(rules, opener, price, self.scores, order)
+        self.stage = Stage.BIDDING
+        out.append(Note(t, "special", (("kind", "stake"), ("opener", opener), ("order", order))))
+        forced = self.bidding.opening_bids()
+        if forced is not None and len(forced) == 1:
+            # C2003-2.4.6a, TV-S-AUC-2: an opener below the nominal plays for the nominal.
+            self.bidding.place(opener, forced[0])
+            out.append(
+                Note(
+                    t,
+                    "bid",
+                    (("seat", opener), ("amount", forced[0]), ("all_in", False), ("forced", True)),
+                )
+            )
+            self._after_bidding_move(t, out)
+
+    def _after_bidding_move(self, t: int, out: list[Decision], passed: int | None = None) -> None:
+        bidding = self.bidding
+        assert bidding is not None
+        for seat in bidding.order:
+            if seat in bidding.passed and seat not in self._announced_passes:
+                self._announced_passes.add(seat)
+                out.append(Note(t, "pass", (("seat", seat), ("auto", seat != passed))))
+        outcome = bidding.outcome
+        if outcome is None:
+            out.append(Note(t, "bid_turn", (("seat", bidding.turn),)))
+            return
+        self.bidding = None
+        self._announced_passes = set()
+        out.append(Note(t, "stake_won", (("seat", outcome.seat), ("stake", outcome.stake))))
+        self._designate(t, outcome.seat, outcome.stake, out, wrong_costs=True)
+
+    def _designate(
+        self, t: int, seat: int, value: int, out: list[Decision], wrong_costs: bool
+    ) -> None:
+        """Only ``seat`` answers, for ``value`` (A-G4: no buttons)."""
+        self.stage = Stage.SPECIAL
+        self.answerer = seat
+        self.value = value
+        self.wrong_costs = wrong_costs
+        out.append(Recognized(t, seat))
+
+    def _judge_special(self, t: int, correct: bool, out: list[Decision]) -> None:
+        seat = self.answerer
+        assert seat is not None
+        loss = self.value if self.wrong_costs else 0  # TV-S-SPN-1: a sponsor question costs 0
+        delta = self.value if correct else -loss
+        self._add(t, seat, delta, out)
+        self.verdicts.append(Verdict(seat, delta, self.value))
+        # TV-S-0c, C2003-2.4.6f: whoever played it chooses next, right or wrong.
+        self._close_question(t, seat, out)
+
+    # -- rounds, the final, the shootout ------------------------------------
+
+    def _close_question(self, t: int, next_chooser: int | None, out: list[Decision]) -> None:
+        """The question is over: mark the cell, pass the choice (C2003-2.4.3, TV-G-5)."""
+        board = self._board()
+        if self.cell is not None:
+            board.mark_played(*self.cell)
+            self.cell = None
+        self.stage = Stage.BOARD
+        self.special = None
+        self.answerer = None
+        self.objections_open = True
+        if self.shootout is not None:
+            if board.round_done:
+                self._end_shootout(t, out)
+            return
+        if self.chooser is not None:
+            if next_chooser is not None:
+                self.chooser = next_chooser
+            out.append(Chooser(t, self.chooser))
+        if self.board.exhausted:
+            self._end_main_rounds(t, out)
+
+    def _check_round_clock(self, t: int, out: list[Decision]) -> None:
+        """TV-G-6: past the round's time, the round ends before the next question."""
+        clock = self.rules.round_clock_ns
+        started = self.round_started_at
+        if clock is None or started is None or t < started + clock:
+            return
+        out.append(Note(started + clock, "round_time_up", (("round", self.board.round_index + 1),)))
+        spec = self.board.current
+        for theme in range(1, len(spec.themes) + 1):
+            for price in spec.prices:
+                self.board.mark_played(theme, price)
+        if self.board.exhausted:
+            self._end_main_rounds(t, out)
+
+    def _next_round(self, t: int, out: list[Decision]) -> bool:
+        """Move to the next round of the board; False when none is left."""
+        if not self.board.next_round():
+            return False
+        self.round_started_at = None
+        out.append(RoundStarted(t, self.board.round_index + 1, self.board.current.name))
+        if self.chooser is not None and self.rules.round_chooser is RoundChooser.LOWEST_SCORE:
+            # C2003-2.3.2, TV-G-4: the lowest score chooses first; a tie by lot.
+            low = min(self.scores.values())
+            tied = [s for s in sorted(self.scores) if self.scores[s] == low]
+            self.chooser = self.draw(tied) if len(tied) > 1 else tied[0]
+            if len(tied) > 1:
+                out.append(Note(t, "lot", (("seats", tied), ("winner", self.chooser))))
+            out.append(Chooser(t, self.chooser))
+        return True
+
+    def _end_main_rounds(self, t: int, out: list[Decision]) -> None:
+        """After the last round: the final (C2003-2.6, TV-F-1), or the result."""
+        final = self.rules.final
+        if final is None:
+            self._finish_by_score(t, sorted(self.scores), out)  # SPORT-2: no final
+            return
+        positive = [s for s in sorted(self.scores) if self.scores[s] > 0]
+        if not positive:
+            if final.nobody_positive is NobodyPositive.NO_WINNER:
+                self._game_over(t, None, out)  # C2003-2.6b
+            else:
+                self._finish_by_score(t, sorted(self.scores), out)  # TV-F-1: closest to zero
+            return
+        if len(positive) == 1 and final.single_positive is SinglePositive.WINS_WITHOUT_FINAL:
+            self._game_over(t, positive[0], out)  # C2003-2.6d
+            return
+        self.final_seats = tuple(positive)
+        self.final_order = self._order_by_score(positive)  # C2003-2.7-D1/D4, TV-F-2/5
+        self.final_turns = list(self.final_order)
+        self.final_turn = 0
+        self.final_themes = list(range(1, (self.setup.final_themes or final.themes) + 1))
+        self.final_stakes = {}
+        out.append(
+            Note(
+                t,
+                "final_started",
+                (("seats", list(self.final_seats)), ("themes", len(self.final_themes))),
+            )
+        )
+        if len(self.final_themes) > 1:
+            self.stage = Stage.FINAL_REMOVE
+            out.append(Note(t, "final_turn", (("seat", self._final_remover()),)))
+        else:
+            self._final_theme_chosen(t, out)
+
+    def _final_remover(self) -> int:
+        return self.final_turns[self.final_turn % len(self.final_turns)]
+
+    def _final_theme_chosen(self, t: int, out: list[Decision]) -> None:
+        out.append(Note(t, "final_theme", (("theme", self.final_themes[0]),)))
+        self.stage = Stage.FINAL_STAKES
+
+    def _final_reading(self) -> bool:
+        return self.stage in (Stage.FINAL_STAKES, Stage.FINAL_JUDGING)
+
+    def _judge_final(self, t: int, correct: bool, seat: int | None, out: list[Decision]) -> None:
+        expected = self.final_order[0]
+        if seat is not None and seat != expected:
+            raise SequenceError(
+                f"final answers are judged in ascending order of score: seat {expected} is next"
+            )
+        self.final_order.pop(0)
+        stake = self.final_stakes[expected]
+        out.append(Note(t, "final_stake", (("seat", expected), ("stake", stake))))
+        self._add(t, expected, stake if correct else -stake, out)  # C2003-2.7.6
+        if self.final_order:
+            return
+        final = self.rules.final
+        assert final is not None
+        if len(self.final_seats) == 1 and final.single_positive is SinglePositive.PLAYS_ALONE:
+            self._game_over(t, self.final_seats[0], out)  # TV-F-1 DEFAULT
+            return
+        self._finish_by_score(t, sorted(self.scores), out)
+
+    def _finish_by_score(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:
+        """The highest score wins; a tie for first goes to a shootout (C2003-2.8, TV-T-1)."""
+        top = max(self.scores[s] for s in seats)
+        leaders = tuple(s for s in seats if self.scores[s] == top)
+        if len(leaders) == 1:
+            self._game_over(t, leaders[0], out)
+        elif self.rules.final is None and not self.rules.has_chooser:
+            out.append(Note(t, "tie_for_first", (("seats", list(leaders)),)))  # SPORT-D
+            self._game_over(t, None, out)
+        else:
+            self._start_shootout(t, leaders, 1, out)
+
+    def _start_shootout(
+        self, t: int, seats: tuple[int, ...], number: int, out: list[Decision]
+    ) -> None:
+        spec = RoundSpec("Перестрелка", ("1",), self.rules.shootout_prices)
+        self.shootout = Shootout(seats, number, Board((spec,)), dict.fromkeys(seats, 0))
+        self.stage = Stage.BOARD
+        out.append(Note(t, "shootout_started", (("seats", list(seats)), ("number", number))))
+
+    def _end_shootout(self, t: int, out: list[Decision]) -> None:
+        shootout = self.shootout
+        assert shootout is not None
+        top = max(shootout.scores.values())
+        leaders = tuple(s for s in shootout.seats if shootout.scores[s] == top)
+        if len(leaders) == 1:
+            self.shootout = None
+            self._game_over(t, leaders[0], out)
+        else:
+            self._start_shootout(t, leaders, shootout.number + 1, out)  # C2003-2.8-D3
+
+    def _game_over(self, t: int, winner: int | None, out: list[Decision]) -> None:
+        self.stage = Stage.OVER
+        self.winner = winner
+        out.append(Note(t, "game_over", (("winner", winner),)))
+
+    # -- helpers -------------------------------------------------------------
+
+    def _add(self, t: int, seat: int, delta: int, out: list[Decision]) -> None:
+        if self.shootout is not None and seat in self.shootout.scores:
+            scores = self.shootout.scores
+            scores[seat] += delta
+            out.append(
+                Note(
+                    t, "shootout_score", (("seat", seat), ("delta", delta), ("score", scores[seat]))
+                )
+            )
+            return
+        self.scores[seat] += delta
+        out.append(Score(t, seat, delta, self.scores[seat]))
+
+    def _board(self) -> Board:
+        return self.shootout.board if self.shootout is not None else self.board
+
+    def _bidding(self, command: str) -> Bidding:
+        if self.stage is not Stage.BIDDING or self.bidding is None:
+            raise SequenceError(f"{command}: no stake question or auction is being bid on")
+        return self.bidding
+
+    def _expect(self, stage: Stage, command: str) -> None:
+        if self.stage is not stage:
+            raise SequenceError(f"{command} makes no sense now: {self._busy_message()}")
+
+    def _busy_message(self) -> str:
+        return {
+            Stage.BOARD: "the board is waiting for the chooser's question",
+            Stage.QUESTION: "a question is being played",
+            Stage.BIDDING: "the bidding on a stake question is not finished",
+            Stage.CAT_GIVE: "the cat in the bag must first be given to a player",
+            Stage.CAT_PRICE: "the cat's value must first be set",
+            Stage.SPECIAL: f"seat {self.answerer} is answering a special question: judge it",
+            Stage.FINAL_REMOVE: "the final themes are being removed",
+            Stage.FINAL_STAKES: "the final stakes are being made",
+            Stage.FINAL_JUDGING: "the final answers are being judged",
+            Stage.OVER: "the game is over",
+        }[self.stage]
 
     def _question_value(self) -> int:
-        """What a verdict on the current question is worth (a seam for stakes, issue 3)."""
+        """What a verdict on the current plain question is worth: its price."""
         assert self.cell is not None
         return self.cell[1]
 
-    def _resolve_cell(self, theme: int | None, price: int | None) -> tuple[int, int]:
-        board = self.board
-        if not self.rules.has_chooser:
+    def _resolve_cell(self, board: Board, theme: int | None, price: int | None) -> tuple[int, int]:
+        if not self.rules.has_chooser or self.shootout is not None:
             expected = board.next_in_order()
             assert expected is not None
             if theme is None and price is None:
@@ -184,27 +754,3 @@ class Game:
         except BoardError as exc:
             raise SequenceError(str(exc)) from None
         return theme, price
-
-    def _close_question(self, t: int, correct_seat: int | None, out: list[Decision]) -> None:
-        """The question is over: mark the cell, pass the choice (C2003-2.4.3, TV-G-5)."""
-        if self.cell is not None:
-            self.board.mark_played(*self.cell)
-            self.cell = None
-        if self.chooser is not None:
-            if correct_seat is not None:
-                self.chooser = correct_seat
-            out.append(Chooser(t, self.chooser))
-
-    def _start_next_round(self, t: int, out: list[Decision]) -> bool:
-        """Move to the next round of the board; False when none is left.
-
-        The chooser carries over. Round-specific first choosers (C2003-2.3.2,
-        TV-G-4) belong to the full game engine (issue 3).
-        """
-        if not self.board.next_round():
-            return False
-        out.append(RoundStarted(t, self.board.round_index + 1, self.board.current.name))
-        return True
-
-    def result(self) -> tuple[dict[int, int], int | None]:
-        return dict(self.scores), self.chooser

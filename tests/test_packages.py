@@ -214,7 +214,9 @@ def test_round_with_holes_gives_the_board_the_union_of_prices() -> None:
     with pytest.raises(IndexError):
         round_.question_at(3, 100)
     package = Package("P", (round_, Round("F", RoundKind.FINAL, (Theme("T", (Question(0),)),))))
-    assert package.board_rounds() == (RoundSpec("R", ("A", "B"), (100, 200, 300)),)
+    assert package.board_rounds() == (
+        RoundSpec("R", ("A", "B"), (100, 200, 300), frozenset({(1, 200), (2, 300)})),
+    )
     assert package.final is not None and package.final.name == "F"
     board = Board(package.board_rounds())
     for cell in round_.empty_cells():
@@ -278,7 +280,9 @@ def test_v5_package_reads_every_question_kind_and_the_final(tmp_path: Path) -> N
     assert final.themes[1].questions[0].right == ("F2A",)
     assert package.final is final
     assert package.board_rounds() == (
-        RoundSpec("Round 1", ("Alpha", "Beta"), (100, 200, 300, 400)),
+        RoundSpec(
+            "Round 1", ("Alpha", "Beta"), (100, 200, 300, 400), frozenset({(1, 300), (1, 400)})
+        ),
     )
 
 

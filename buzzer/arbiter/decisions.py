@@ -209,6 +209,34 @@ class RoundStarted:
         )
 
 
+@dataclass(slots=True, frozen=True)
+class Note:
+    """A decision of the full game (special questions, the final, corrections).
+
+    These are rare next to presses, so one generic type written through
+    ``json.dumps`` serves them all; ``fields`` keep their order in the line.
+    """
+
+    t: int
+    type: str
+    fields: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def TYPE(self) -> str:
+        return self.type
+
+    def get(self, name: str) -> object:
+        for key, value in self.fields:
+            if key == name:
+                return value
+        raise KeyError(name)
+
+    def to_json(self) -> str:
+        record: dict[str, object] = {"t": seconds(self.t), "type": self.type}
+        record.update(self.fields)
+        return json.dumps(record, ensure_ascii=False)
+
+
 Decision = (
     Recognized
     | ReadingInterrupted
@@ -223,4 +251,5 @@ Decision = (
     | FirstChooser
     | QuestionSelected
     | RoundStarted
+    | Note
 )

@@ -115,5 +115,131 @@ class Tick:
     PRIORITY: ClassVar[int] = HOST
 
 
-HostInput = Select | ReadingStart | ReadingEnd | Judge | Timeout
-Input = Press | Release | Select | ReadingStart | ReadingEnd | Judge | Timeout | Draw | Tick
+# -- host commands of the full game (special questions, the final, corrections) --
+
+
+@dataclass(slots=True, frozen=True)
+class Bid:
+    """A bid on a stake question / auction; an all-in is a bid of the whole score."""
+
+    t: int
+    seat: int
+    amount: int
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+
+
+@dataclass(slots=True, frozen=True)
+class Pass:
+    """A player leaves the bidding (TV-S-AUC-4)."""
+
+    t: int
+    seat: int
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+
+
+@dataclass(slots=True, frozen=True)
+class CatGive:
+    """The opener hands the cat in the bag to ``seat`` (TV-S-CAT-1)."""
+
+    t: int
+    seat: int
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+
+
+@dataclass(slots=True, frozen=True)
+class CatPrice:
+    """The cat's value: the receiver's min/max choice, or the editors' fixed value."""
+
+    t: int
+    price: int
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+
+
+@dataclass(slots=True, frozen=True)
+class FinalRemove:
+    """The player whose turn it is removes a final theme (1-based)."""
+
+    t: int
+    theme: int
+    seat: int | None = None
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+
+
+@dataclass(slots=True, frozen=True)
+class FinalStake:
+    """A player's hidden final stake."""
+
+    t: int
+    seat: int
+    amount: int
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+
+
+@dataclass(slots=True, frozen=True)
+class FinalJudge:
+    """The verdict on a written final answer (judged in ascending order of score)."""
+
+    t: int
+    correct: bool
+    seat: int | None = None
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+
+
+@dataclass(slots=True, frozen=True)
+class Correction:
+    """The host corrects a score by hand, with a reason (TOUR-1.9)."""
+
+    t: int
+    seat: int
+    delta: int
+    reason: str = ""
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+
+
+@dataclass(slots=True, frozen=True)
+class Objection:
+    """An accepted objection or dual answer: the seat's wrong verdict on the
+    question just played becomes right (TOUR-3.7)."""
+
+    t: int
+    seat: int
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+
+
+@dataclass(slots=True, frozen=True)
+class Undo:
+    """Undo the host command journaled as line ``line`` (history is not rewritten:
+    the undo is itself an input, and the state is rebuilt without that command)."""
+
+    t: int
+    line: int
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+
+
+HostCommand = (
+    Select
+    | ReadingStart
+    | ReadingEnd
+    | Judge
+    | Timeout
+    | Bid
+    | Pass
+    | CatGive
+    | CatPrice
+    | FinalRemove
+    | FinalStake
+    | FinalJudge
+    | Correction
+    | Objection
+)
+Input = Press | Release | Draw | Tick | Undo | HostCommand

@@ -10,12 +10,22 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from buzzer.arbiter.events import (
+    Bid,
+    CatGive,
+    CatPrice,
+    Correction,
     Draw,
+    FinalJudge,
+    FinalRemove,
+    FinalStake,
     Input,
     Judge,
+    Objection,
+    Pass,
     Press,
     ReadingEnd,
     ReadingStart,
@@ -23,11 +33,16 @@ from buzzer.arbiter.events import (
     Select,
     Tick,
     Timeout,
+    Undo,
 )
 from buzzer.arbiter.params import DEFAULT_SETTLE_NS, MAX_SETTLE_NS, NS_PER_MS, NS_PER_S
 from rules.board import BoardError, RoundSpec
-from rules.game import GameSetup
+from rules.game import GameSetup, SpecialKind
+from rules.packages import Package, PackageError, QuestionKind, load_json, load_siq
 from rules.profiles import OptionError, find_rules, with_options
+
+#: The largest stake, price or correction accepted (a corrupt line beyond it).
+MAX_POINTS = 10**9
 
 #: Timestamps beyond this (about 11.5 days) are taken for a corrupt line.
 MAX_T_S = 1_000_000.0
@@ -101,6 +116,24 @@ class InputParser:
             "timeout": lambda o, n: Timeout(_t(o, n), n),
             "draw": self._draw,
             "tick": lambda o, n: Tick(_t(o, n), n),
+            "bid": lambda o, n: Bid(
+                _t(o, n), self._seat(o, n), _int(o, "amount", n, 1, MAX_POINTS), n
+            ),
+            "pass": lambda o, n: Pass(_t(o, n), self._seat(o, n), n),
+            "cat_give": lambda o, n: CatGive(_t(o, n), self._seat(o, n), n),
+            "cat_price": lambda o, n: CatPrice(_t(o, n), _int(o, "price", n, 1, MAX_POINTS), n),
+            "final_remove": lambda o, n: FinalRemove(
+                _t(o, n), _int(o, "theme", n, 1, 100), self._optional_seat(o, n), n
+            ),
+            "final_stake": lambda o, n: FinalStake(
+                _t(o, n), self._seat(o, n), _int(o, "amount", n, 1, MAX_POINTS), n
+            ),
+            "final_judge": lambda o, n: FinalJudge(
+                _t(o, n), _verdict(o, n), self._optional_seat(o, n), n
+            ),
+            "correction": self._correction,
+            "objection": lambda o, n: Objection(_t(o, n), self._seat(o, n), n),
+            "undo": lambda o, n: Undo(_t(o, n), _int(o, "line", n, 2, 10**9), n),
         }
 
     def parse(self, text: str, line: int) -> Input:
@@ -117,6 +150,21 @@ class InputParser:
             raise JournalError(line, f"unknown type {kind!r}; input types are: {known}")
         return handler(obj, line)
 
+    def _seat(self, obj: Mapping[str, Any], line: int) -> int:
+        return _int(obj, "seat", line, 1, self.seats)
+
+    def _optional_seat(self, obj: Mapping[str, Any], line: int) -> int | None:
+        return None if obj.get("seat") is None else self._seat(obj, line)
+
+    def _correction(self, obj: dict[str, Any], line: int) -> Input:
+        reason = obj.get("reason", "")
+        if not isinstance(reason, str) or len(reason) > 500:
+            raise JournalError(line, "field 'reason' must be a text of at most 500 characters")
+        delta = _int(obj, "delta", line, -MAX_POINTS, MAX_POINTS)
+        if delta == 0:
+            raise JournalError(line, "field 'delta' must not be 0: a correction changes a score")
+        return Correction(_t(obj, line), self._seat(obj, line), delta, reason, line)
+
     def _press(self, obj: dict[str, Any], line: int) -> Input:
         return Press(_t(obj, line), _int(obj, "seat", line, 1, self.seats), line)
 
@@ -132,12 +180,8 @@ class InputParser:
         )
 
     def _judge(self, obj: dict[str, Any], line: int) -> Input:
-        verdict = obj.get("verdict")
-        if verdict not in ("correct", "wrong"):
-            raise JournalError(
-                line, f"field 'verdict' must be 'correct' or 'wrong', got {verdict!r}"
-            )
-        return Judge(_t(obj, line), verdict == "correct", line)
+        t = _t(obj, line)
+        return Judge(t, _verdict(obj, line), line)
 
     def _draw(self, obj: dict[str, Any], line: int) -> Input:
         t = _t(obj, line)
@@ -158,7 +202,14 @@ class InputParser:
         return Draw(t, tuple(seats), winner, line)
 
 
-def parse_header(text: str) -> GameSetup:
+def _verdict(obj: Mapping[str, Any], line: int) -> bool:
+    verdict = obj.get("verdict")
+    if verdict not in ("correct", "wrong"):
+        raise JournalError(line, f"field 'verdict' must be 'correct' or 'wrong', got {verdict!r}")
+    return bool(verdict == "correct")
+
+
+def parse_header(text: str, base: Path | None = None) -> GameSetup:
     """Line 1: ``{"type": "game", "rules": ..., "players": [...], ...}``."""
     obj = _loads(text, 1)
     if obj.get("type") != "game":
@@ -203,23 +254,87 @@ def parse_header(text: str) -> GameSetup:
         system = with_options(system, options)
     except (OptionError, ValueError) as exc:
         raise JournalError(1, str(exc)) from None
-    rounds = _board(obj.get("board"))
+    specials: dict[tuple[int, int, int], SpecialKind] = {}
+    final_themes: int | None = None
+    source = obj.get("package", obj.get("board"))
+    if isinstance(source, str):
+        package = _package(source, base)
+        rounds: tuple[RoundSpec, ...] | None = package.board_rounds()
+        specials = _package_specials(package)
+        if package.final is not None:
+            final_themes = len(package.final.themes)
+    else:
+        rounds = _board(obj.get("board"))
+    specials.update(_specials(obj.get("specials")))
+    if obj.get("final_themes") is not None:
+        final_themes = _int(obj, "final_themes", 1, 1, 20)
     try:
-        return GameSetup(system, tuple(players), chooser, seed, settle_ns, rounds)
+        return GameSetup(
+            system, tuple(players), chooser, seed, settle_ns, rounds, specials, final_themes
+        )
     except ValueError as exc:
         raise JournalError(1, str(exc)) from None
+
+
+_QUESTION_KINDS = {
+    QuestionKind.STAKE: SpecialKind.STAKE,
+    QuestionKind.CAT: SpecialKind.CAT,
+    QuestionKind.SPONSOR: SpecialKind.SPONSOR,
+}
+
+
+def _package(name: str, base: Path | None) -> Package:
+    """The question package the header names (.siq or the project's .json)."""
+    path = Path(name)
+    if not path.is_absolute() and base is not None:
+        path = base / path
+    try:
+        return load_siq(path) if path.suffix.lower() == ".siq" else load_json(path)
+    except PackageError as exc:
+        raise JournalError(1, f"question package {name}: {exc}") from None
+    except OSError as exc:
+        raise JournalError(1, f"cannot read question package {name}: {exc.strerror}") from None
+
+
+def _package_specials(package: Package) -> dict[tuple[int, int, int], SpecialKind]:
+    cells: dict[tuple[int, int, int], SpecialKind] = {}
+    for round_no, game_round in enumerate(package.main_rounds, 1):
+        for theme_no, theme in enumerate(game_round.themes, 1):
+            for question in theme.questions:
+                kind = _QUESTION_KINDS.get(question.kind)
+                if kind is not None:
+                    cells.setdefault((round_no, theme_no, question.price), kind)
+    return cells
+
+
+def _specials(value: Any) -> dict[tuple[int, int, int], SpecialKind]:
+    """The header's ``specials``: ``[{"round": 1, "theme": 2, "price": 30, "kind": "stake"}]``."""
+    if value is None:
+        return {}
+    if not isinstance(value, list):
+        raise JournalError(1, "field 'specials' must be a list of cells")
+    cells: dict[tuple[int, int, int], SpecialKind] = {}
+    kinds = ", ".join(k.value for k in SpecialKind)
+    for index, cell in enumerate(value):
+        if not isinstance(cell, dict):
+            raise JournalError(1, f"specials[{index}] must be an object")
+        try:
+            kind = SpecialKind(cell.get("kind"))
+        except ValueError:
+            raise JournalError(1, f"specials[{index}]: 'kind' must be one of {kinds}") from None
+        key = (
+            _int({"round": cell.get("round", 1)}, "round", 1, 1, 100),
+            _int(cell, "theme", 1, 1, 1000),
+            _int(cell, "price", 1, 1, MAX_POINTS),
+        )
+        cells[key] = kind
+    return cells
 
 
 def _board(board: Any) -> tuple[RoundSpec, ...] | None:
     """The header's ``board``: one round ``{themes, prices}``, or ``{rounds: [...]}`` / a list."""
     if board is None:
         return None
-    if isinstance(board, str):
-        raise JournalError(
-            1,
-            "field 'board' names a question package; package files are read by the full "
-            'game engine (not yet): give {"themes": [...], "prices": [...]} instead',
-        )
     if isinstance(board, dict) and "rounds" in board:
         board = board["rounds"]
     specs = board if isinstance(board, list) else [board]

@@ -384,7 +384,12 @@ class Round:
         """This main round as the board sees it: theme titles and the union of prices."""
         if self.kind is not RoundKind.MAIN:
             raise PackageError(f"round {self.name!r} is a final round, not a board")
-        return RoundSpec(self.name, tuple(t.name for t in self.themes), self.prices)
+        return RoundSpec(
+            self.name,
+            tuple(t.name for t in self.themes),
+            self.prices,
+            frozenset(self.empty_cells()),
+        )
 
 
 @dataclass(frozen=True, slots=True)
