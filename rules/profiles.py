@@ -263,7 +263,7 @@ TV_MODERN = RuleSystem(
         ("Второй раунд", 6, (200, 400, 600, 800, 1000)),
         ("Третий раунд", 6, (300, 600, 900, 1200, 1500)),
     ),
-    stake=BiddingRules(step=100, all_in_beaten=AllInBeaten.BY_LARGER_ALL_IN),
+    stake=BiddingRules(step=100, min_bid=100, all_in_beaten=AllInBeaten.BY_LARGER_ALL_IN),
     cat=CatRules(price=CatPrice.MIN_OR_MAX, may_keep=False),
     sponsor_multiplier=2,
     final=FinalRules(

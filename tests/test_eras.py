@@ -456,7 +456,7 @@ def test_from_2008_the_rules_are_tv_modern(iso: str) -> None:
 
 
 def test_just_before_2008_the_rules_are_not_yet_tv_modern() -> None:
-    assert changed(on("2007-12-31"), TV_MODERN) == {"round_clock_ns", "stake.min_bid"}
+    assert changed(on("2007-12-31"), TV_MODERN) == {"round_clock_ns"}
 
 
 # -- the composed system's identity ---------------------------------------------

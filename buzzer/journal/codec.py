@@ -7,6 +7,7 @@ a message a host or technician can act on.
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -37,9 +38,10 @@ from buzzer.arbiter.events import (
 )
 from buzzer.arbiter.params import DEFAULT_SETTLE_NS, MAX_SETTLE_NS, NS_PER_MS, NS_PER_S
 from rules.board import BoardError, RoundSpec
+from rules.eras import find_era_rules, tv_rules_for
 from rules.game import GameSetup, SpecialKind
 from rules.packages import Package, PackageError, QuestionKind, load_json, load_siq
-from rules.profiles import OptionError, find_rules, with_options
+from rules.profiles import OptionError, RuleSystem, find_rules, with_options
 
 #: The largest stake, price or correction accepted (a corrupt line beyond it).
 MAX_POINTS = 10**9
@@ -202,6 +204,30 @@ class InputParser:
         return Draw(t, tuple(seats), winner, line)
 
 
+def _rule_system(rules_id: str, date: Any) -> RuleSystem:
+    """The header's ``rules`` (and, for the TV systems, ``date``: RULES.md Part D)."""
+    try:
+        if rules_id.startswith("tv@"):
+            return find_era_rules(rules_id)
+        system = find_rules(rules_id)
+    except KeyError as exc:
+        raise JournalError(1, str(exc.args[0])) from None
+    except ValueError as exc:
+        raise JournalError(1, str(exc)) from None
+    if date is None:
+        return system
+    if not rules_id.startswith("tv-"):
+        raise JournalError(
+            1, "field 'date' applies only to the TV rule systems (tv-1994, tv-modern)"
+        )
+    try:
+        return tv_rules_for(datetime.date.fromisoformat(str(date)))
+    except ValueError as exc:
+        raise JournalError(
+            1, f"field 'date' must be a date YYYY-MM-DD of the TV rules: {exc}"
+        ) from None
+
+
 def _verdict(obj: Mapping[str, Any], line: int) -> bool:
     verdict = obj.get("verdict")
     if verdict not in ("correct", "wrong"):
@@ -219,10 +245,7 @@ def parse_header(text: str, base: Path | None = None) -> GameSetup:
     rules_id = obj.get("rules")
     if not isinstance(rules_id, str):
         raise JournalError(1, "field 'rules' must name a rule system")
-    try:
-        system = find_rules(rules_id)
-    except KeyError as exc:
-        raise JournalError(1, str(exc.args[0])) from None
+    system = _rule_system(rules_id, obj.get("date"))
     players = obj.get("players")
     if (
         not isinstance(players, list)
