@@ -10,17 +10,20 @@ from __future__ import annotations
 
 from collections import deque
 
-from buzzer.arbiter.decisions import Decision, Ignored
+from buzzer.arbiter.decisions import Chooser, Decision, Ignored, Note, Score
 from buzzer.arbiter.events import (
     Draw,
     Input,
     Press,
     Release,
     Tick,
+    Undo,
 )
 from buzzer.arbiter.machine import SequenceError
 from buzzer.arbiter.sequencer import ReorderBuffer
 from rules.game import Game, GameSetup
+
+_NOT_UNDOABLE = (Press, Release, Draw, Tick, Undo)
 
 
 class InputError(Exception):
@@ -45,9 +48,16 @@ class GameCore:
         self.buffer = ReorderBuffer(setup.settle_ns)
         # Draws recorded before their tie was decided: sorted seats → (ref, winner) queue.
         self._recorded: dict[tuple[int, ...], deque[tuple[int, int]]] = {}
+        # Every input in arrival order, and the refs of host commands undone since.
+        self.history: list[Input] = []
+        self.undone: frozenset[int] = frozenset()
 
     def push(self, item: Input, out: list[Decision]) -> None:
         """Take one input in arrival order; append the decisions it releases to ``out``."""
+        if isinstance(item, Undo):
+            self._undo(item, out)
+            return
+        self.history.append(item)
         if isinstance(item, Draw):
             self._take_draw(item, out)
             return
@@ -92,6 +102,10 @@ class GameCore:
         rng.setstate(state)
         return Draw(pending[0], pending[1], winner)
 
+    def snapshot(self) -> dict[str, object]:
+        """The whole visible state, for the board, the panel, and resume checks."""
+        return self.game.snapshot()
+
     def next_deadline(self) -> int | None:
         """The next instant a live controller must tick at, if any."""
         candidates = [self.buffer.next_deadline()]
@@ -102,6 +116,59 @@ class GameCore:
         return min(times) if times else None
 
     # -- internals -----------------------------------------------------------
+
+    def _undo(self, undo: Undo, out: list[Decision]) -> None:
+        """Undo a host command: rebuild the game from every input but the undone ones.
+
+        History is never rewritten: the undo is an input of its own, and the
+        state is what the game would be had the host never given that
+        command. Refused when a later input would then make no sense.
+        """
+        # The undo happens at its own instant: first let time reach it, so that what
+        # the host saw before tapping undo is decided (and, if undone, shown undone).
+        self.push(Tick(undo.t, undo.ref), out)
+        target = next((i for i in self.history if i.ref == undo.line), None)
+        if target is None or isinstance(target, _NOT_UNDOABLE):
+            raise InputError(undo.ref, f"line {undo.line} is not a host command that can be undone")
+        if undo.line in self.undone:
+            raise InputError(undo.ref, f"line {undo.line} has already been undone")
+        undone = self.undone | {undo.line}
+        rebuilt = GameCore(self.setup)
+        scratch: list[Decision] = []
+        try:
+            for item in self.history:
+                if item.ref not in undone:
+                    rebuilt.push(item, scratch)
+        except InputError as exc:
+            raise InputError(
+                undo.ref,
+                f"cannot undo line {undo.line}: line {exc.ref} would then make no sense "
+                f"({exc.message})",
+            ) from None
+        old_scores, old_chooser = self.game.result()
+        new_scores, new_chooser = rebuilt.game.result()
+        game = rebuilt.game
+        out.append(
+            Note(
+                undo.t,
+                "undone",
+                (
+                    ("line", undo.line),
+                    ("stage", game.stage.value),
+                    ("answering", game.arbiter.answering or game.answerer),
+                ),
+            )
+        )
+        for seat, score in new_scores.items():
+            if score != old_scores[seat]:
+                out.append(Score(undo.t, seat, score - old_scores[seat], score))
+        if new_chooser is not None and new_chooser != old_chooser:
+            out.append(Chooser(undo.t, new_chooser))
+        self.game = rebuilt.game
+        self._arbiter = rebuilt._arbiter
+        self.buffer = rebuilt.buffer
+        self._recorded = rebuilt._recorded
+        self.undone = undone
 
     def _late(self, item: Input, out: list[Decision]) -> None:
         """An input stamped more than the settle window before one seen earlier."""

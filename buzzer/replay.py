@@ -11,9 +11,9 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from buzzer.arbiter.decisions import Decision
-from buzzer.core import GameCore, InputError
-from buzzer.journal.codec import InputParser, JournalError, parse_header
+from buzzer.core import InputError
+from buzzer.journal.codec import JournalError
+from buzzer.journal.resume import rebuild
 
 
 def replay_lines(lines: Iterable[str], base: Path | None = None) -> list[str]:
@@ -22,23 +22,11 @@ def replay_lines(lines: Iterable[str], base: Path | None = None) -> list[str]:
     ``base`` is where a question package named by a relative path is looked for
     (the journal's folder).
     """
-    iterator = iter(lines)
-    header = next(iterator, None)
-    if header is None:
-        raise JournalError(1, "the journal is empty: line 1 must be the game header")
-    setup = parse_header(header, base)
-    core = GameCore(setup)
-    parser = InputParser(len(setup.players))
-    decisions: list[Decision] = list(core.started)
-    push = core.push
-    parse = parser.parse
-    line = 1
+    core, decisions = rebuild(list(lines), base)
     try:
-        for line, text in enumerate(iterator, 2):
-            push(parse(text, line), decisions)
         core.finish(decisions)
     except InputError as exc:
-        raise JournalError(exc.ref or line, exc.message) from None
+        raise JournalError(exc.ref, exc.message) from None
     output = [d.to_json() for d in decisions]
     scores, chooser = core.game.result()
     output.append(

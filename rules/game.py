@@ -341,6 +341,66 @@ class Game:
     def over(self) -> bool:
         return self.stage is Stage.OVER
 
+    def snapshot(self) -> dict[str, Any]:
+        """Everything a screen or a panel shows, as plain data (JSON-ready).
+
+        The display and the panel render this and decide nothing; a resumed
+        game must give exactly the same snapshot as the one that crashed.
+        """
+        arbiter = self.arbiter
+        board = self._board()
+        bidding = self.bidding
+        shootout = self.shootout
+        return {
+            "rules": self.rules.id,
+            "players": list(self.setup.players),
+            "stage": self.stage.value,
+            "round": board.round_index + 1,
+            "round_name": board.current.name,
+            "themes": list(board.current.themes),
+            "prices": list(board.current.prices),
+            "played": sorted([list(c) for c in board.played]),
+            "cell": list(self.cell) if self.cell else None,
+            "special": self.special.value if self.special else None,
+            "scores": {str(s): v for s, v in self.scores.items()},
+            "chooser": self.chooser,
+            "phase": arbiter.phase.value,
+            "answering": arbiter.answering if self.stage is Stage.QUESTION else self.answerer,
+            "recognized_at": arbiter.recognized_at,
+            "closes_at": arbiter.closes_at if arbiter.phase is Phase.OPEN else None,
+            "answer_deadline": arbiter.answer_deadline(),
+            "locked_until": {str(s): v for s, v in sorted(arbiter.locked_until.items())},
+            "answered": sorted(arbiter.answered()),
+            "margins_us": {str(s): v for s, v in sorted(arbiter.margins_us.items())},
+            "bidding": None
+            if bidding is None
+            else {
+                "turn": bidding.turn,
+                "bid": bidding.bid,
+                "leader": bidding.leader,
+                "passed": sorted(bidding.passed),
+                "order": list(bidding.order),
+            },
+            "value": self.value if self.stage is Stage.SPECIAL else None,
+            "final": {
+                "seats": list(self.final_seats),
+                "themes_left": list(self.final_themes),
+                "staked": sorted(self.final_stakes),
+                "judge_order": list(self.final_order),
+            }
+            if self.final_seats
+            else None,
+            "shootout": None
+            if shootout is None
+            else {
+                "seats": list(shootout.seats),
+                "number": shootout.number,
+                "scores": {str(s): v for s, v in shootout.scores.items()},
+            },
+            "winner": self.winner,
+            "over": self.over,
+        }
+
     # -- handlers ------------------------------------------------------------
 
     def _on_select(self, item: Select, out: list[Decision]) -> None:
