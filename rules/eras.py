@@ -35,7 +35,7 @@ from buzzer.arbiter.params import NS_PER_S, EarlyPress
 from rules.board import RoundSpec
 from rules.profiles import TV_1994, RuleSystem
 from rules.specials.bidding import AllInBeaten
-from rules.specials.params import CatPrice, CatRules
+from rules.specials.params import CatPrice, CatRules, FirstChooserRule
 
 #: The first broadcast under the TV-94 rules (Part D, 14 Apr 1994). There are
 #: no TV rules before it.
@@ -77,6 +77,8 @@ Overrides = TypedDict(
         "shootout_prices": tuple[int, ...],
         # TV-G-6: the round clock; None: no time limit.
         "round_clock_ns": int | None,
+        # TV-G-4: who chooses the first question of the game.
+        "first_chooser": FirstChooserRule,
     },
     total=False,
 )
@@ -270,8 +272,10 @@ ERA_CHANGES: tuple[EraChange, ...] = (
             "stake.min_bid": 100,
             "final.themes": 7,
             "shootout_prices": (100, 200, 300, 400, 500),
+            "first_chooser": FirstChooserRule.CENTRAL_TABLE,
         },
         sources={
+            "first_chooser": "TV-G-4",
             "rounds": "TV-G-3",
             "stake.step": "TV-S-AUC-1",
             "stake.min_bid": "TV-H-1996-09 DEFAULT",

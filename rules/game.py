@@ -52,7 +52,13 @@ from rules.board import Board, BoardError, RoundSpec
 from rules.profiles import RuleSystem
 from rules.specials.bidding import Bidding, BidError, bidding_order
 from rules.specials.params import CatPrice as CatPriceRule
-from rules.specials.params import NobodyPositive, RoundChooser, SinglePositive
+from rules.specials.params import (
+    FirstChooserRule,
+    NobodyPositive,
+    RoundChooser,
+    SinglePositive,
+    TieBreak,
+)
 
 
 class SpecialKind(Enum):
@@ -95,6 +101,10 @@ class GameSetup:
     specials: SpecialCells = field(default_factory=lambda: MappingProxyType({}))
     #: Themes offered in the final (default: the rule system's).
     final_themes: int | None = None
+    #: Players' birth dates as ISO strings (TV-G-4: the youngest chooses first).
+    birth_dates: tuple[str, ...] | None = None
+    #: The grandmaster's seat at the central table (TV-G-4 since Sep 2001).
+    central_seat: int | None = None
 
     def __post_init__(self) -> None:
         if not self.players:
@@ -185,16 +195,34 @@ class Game:
             Objection: self._on_objection,
         }
         if self.rules.has_chooser:
-            if setup.chooser is not None:
-                self.chooser = setup.chooser
-                out.append(FirstChooser(0, self.chooser, "header"))
-            else:
-                # C2003-2.2.2: the first chooser is drawn by lot (for the TV systems
-                # the youngest / the central table: the header's `chooser` says so).
-                self.chooser = self.draw(tuple(range(1, self.seats + 1)))
-                out.append(FirstChooser(0, self.chooser, "draw"))
+            self.chooser, how = self._first_chooser()
+            out.append(FirstChooser(0, self.chooser, how))
 
     # -- draws ---------------------------------------------------------------
+
+    def _first_chooser(self) -> tuple[int, str]:
+        """C2003-2.2.2 (by lot), TV-G-4 (the youngest; the central table)."""
+        setup = self.setup
+        if setup.chooser is not None:
+            return setup.chooser, "header"
+        everyone = tuple(range(1, self.seats + 1))
+        rule = self.rules.first_chooser
+        if rule is FirstChooserRule.CENTRAL_TABLE and setup.central_seat is not None:
+            return setup.central_seat, "central_table"
+        if rule is FirstChooserRule.YOUNGEST and setup.birth_dates is not None:
+            youngest = self._youngest(everyone)
+            if youngest is not None:
+                return youngest, "youngest"
+        return self.draw(everyone), "draw"
+
+    def _youngest(self, seats: Sequence[int]) -> int | None:
+        """The one youngest of ``seats`` (latest birth date), or None if it is not clear."""
+        births = self.setup.birth_dates
+        if births is None:
+            return None
+        latest = max(births[s - 1] for s in seats)
+        youngest = [s for s in seats if births[s - 1] == latest]
+        return youngest[0] if len(youngest) == 1 else None
 
     def draw(self, seats: Sequence[int]) -> int:
         """A draw by lot from the game's seed: the same seed, the same winners."""
@@ -643,8 +671,16 @@ class Game:
             # C2003-2.3.2, TV-G-4: the lowest score chooses first; a tie by lot.
             low = min(self.scores.values())
             tied = [s for s in sorted(self.scores) if self.scores[s] == low]
-            self.chooser = self.draw(tied) if len(tied) > 1 else tied[0]
-            if len(tied) > 1:
+            youngest = None
+            if len(tied) > 1 and self.rules.round_tie_break is TieBreak.YOUNGEST:
+                youngest = self._youngest(tied)
+            if len(tied) == 1:
+                self.chooser = tied[0]
+            elif youngest is not None:
+                self.chooser = youngest
+                out.append(Note(t, "youngest", (("seats", tied), ("winner", youngest))))
+            else:
+                self.chooser = self.draw(tied)
                 out.append(Note(t, "lot", (("seats", tied), ("winner", self.chooser))))
             out.append(Chooser(t, self.chooser))
         return True

@@ -28,9 +28,11 @@ from rules.specials.params import (
     CatPrice,
     CatRules,
     FinalRules,
+    FirstChooserRule,
     NobodyPositive,
     RoundChooser,
     SinglePositive,
+    TieBreak,
 )
 
 
@@ -67,8 +69,11 @@ class RuleSystem:
     final: FinalRules | None = None
     #: The shootout's prices, played in order by the tied players (C2003-2.8-D2, TV-T-1).
     shootout_prices: tuple[int, ...] = (10, 20, 30, 40, 50)
-    #: Who chooses first in later rounds (C2003-2.3.2, TV-G-4).
+    #: Who chooses first in the game (C2003-2.2.2, TV-G-4).
+    first_chooser: FirstChooserRule = FirstChooserRule.DRAW
+    #: Who chooses first in later rounds (C2003-2.3.2, TV-G-4), and how ties are broken.
     round_chooser: RoundChooser = RoundChooser.LOWEST_SCORE
+    round_tie_break: TieBreak = TieBreak.LOT
     #: The round clock (TV-G-6, Oct 1994 – Jan 2008); None: rounds have no time limit.
     round_clock_ns: int | None = None
     #: parameter name → the rule ID that sets it.
@@ -229,8 +234,12 @@ TV_1994 = RuleSystem(
         single_positive=SinglePositive.PLAYS_ALONE,
     ),
     shootout_prices=(10, 20, 30, 40, 50),
+    first_chooser=FirstChooserRule.YOUNGEST,
+    round_tie_break=TieBreak.YOUNGEST,
     citations={
         "stake": "TV-94-OWN",
+        "first_chooser": "TV-G-4",
+        "round_tie_break": "TV-G-4",
         "stake_answer_time_ns": "A.4 (TV-94: 5 s)",
         "final": "TV-F-1, TV-F-3 (TV-94: steps of 10), Part D 14 Apr 1994",
         "shootout_prices": "TV-T-1 (TV-94: 10–50)",
@@ -272,7 +281,11 @@ TV_MODERN = RuleSystem(
         single_positive=SinglePositive.PLAYS_ALONE,
     ),
     shootout_prices=(100, 200, 300, 400, 500),
+    first_chooser=FirstChooserRule.CENTRAL_TABLE,
+    round_tie_break=TieBreak.YOUNGEST,
     citations={
+        "first_chooser": "TV-G-4 (since Sep 2001: the central table)",
+        "round_tie_break": "TV-G-4 (DEFAULT rounds 2–3)",
         "stake": "TV-S-AUC-1..5, TV-H-2002-04",
         "stake_answer_time_ns": "A.4 (DEFAULT 5 s)",
         "cat": "TV-S-CAT-1..3, TV-H-2007-08",

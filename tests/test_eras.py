@@ -30,7 +30,7 @@ from rules.eras import (
 )
 from rules.profiles import TV_1994, TV_MODERN, RuleSystem
 from rules.specials.bidding import AllInBeaten, Bidding, BiddingRules, BidError, bidding_order
-from rules.specials.params import CatPrice, CatRules
+from rules.specials.params import CatPrice, CatRules, FirstChooserRule
 
 A, B, C = 1, 2, 3
 D = datetime.date
@@ -291,7 +291,11 @@ def test_TV_H_2001_09_three_rounds_auction_from_100_final_of_7_themes() -> None:
         "stake.min_bid",
         "final.themes",
         "shootout_prices",
+        "first_chooser",
     }
+    # TV-G-4: the youngest chose first until the grandmaster's central table (2001).
+    assert before.first_chooser is FirstChooserRule.YOUNGEST
+    assert after.first_chooser is FirstChooserRule.CENTRAL_TABLE
     assert [r.prices for r in before.rounds] == [(10, 20, 30, 40, 50), (20, 40, 60, 80, 100)]
     assert [r.prices for r in after.rounds] == [
         (100, 200, 300, 400, 500),

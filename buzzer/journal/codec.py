@@ -228,6 +228,19 @@ def _rule_system(rules_id: str, date: Any) -> RuleSystem:
         ) from None
 
 
+def _birth_dates(value: Any, players: int) -> tuple[str, ...] | None:
+    """The header's ``birth_dates``: one ISO date per player (TV-G-4: the youngest)."""
+    if value is None:
+        return None
+    message = f"field 'birth_dates' must list {players} dates YYYY-MM-DD, one per player"
+    if not isinstance(value, list) or len(value) != players:
+        raise JournalError(1, message)
+    try:
+        return tuple(datetime.date.fromisoformat(d).isoformat() for d in value)
+    except (TypeError, ValueError):
+        raise JournalError(1, message) from None
+
+
 def _verdict(obj: Mapping[str, Any], line: int) -> bool:
     verdict = obj.get("verdict")
     if verdict not in ("correct", "wrong"):
@@ -291,9 +304,19 @@ def parse_header(text: str, base: Path | None = None) -> GameSetup:
     specials.update(_specials(obj.get("specials")))
     if obj.get("final_themes") is not None:
         final_themes = _int(obj, "final_themes", 1, 1, 20)
+    central = _int(obj, "central_seat", 1, 1, len(players)) if obj.get("central_seat") else None
     try:
         return GameSetup(
-            system, tuple(players), chooser, seed, settle_ns, rounds, specials, final_themes
+            system,
+            tuple(players),
+            chooser,
+            seed,
+            settle_ns,
+            rounds,
+            specials,
+            final_themes,
+            _birth_dates(obj.get("birth_dates"), len(players)),
+            central,
         )
     except ValueError as exc:
         raise JournalError(1, str(exc)) from None

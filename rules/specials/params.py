@@ -66,6 +66,25 @@ class FinalRules:
     answer_time_ns: int = 30 * NS_PER_S
 
 
+class FirstChooserRule(Enum):
+    """Who chooses the first question of the game (when the header names nobody)."""
+
+    #: C2003-2.2.2: drawn by lot.
+    DRAW = "draw"
+    #: TV-G-4 (TV-94, and by DEFAULT Sep 1996 – Aug 2001): the youngest player.
+    YOUNGEST = "youngest"
+    #: TV-G-4 since Sep 2001: the grandmaster at the central table (the header's
+    #: ``central_seat``; by lot when the header does not say).
+    CENTRAL_TABLE = "central_table"
+
+
+class TieBreak(Enum):
+    """How players with equal scores are told apart for the first choice of a round."""
+
+    LOT = "lot"  # C2003-2.3.2
+    YOUNGEST = "youngest"  # TV-G-4
+
+
 class RoundChooser(Enum):
     """Who chooses first in the second and later rounds."""
 
