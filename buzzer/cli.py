@@ -27,7 +27,18 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         return 2
     try:
         base = None if path == "-" else Path(path).resolve().parent
-        lines = replay_lines(decode_journal(data), base)
+        if data.startswith(b"SQLite format 3\x00"):
+            from buzzer.journal.store import JournalStore, JournalStoreError
+
+            try:
+                with JournalStore(path) as store:
+                    journal = list(store.lines())
+            except JournalStoreError as exc:
+                print(f"svoyak replay: {exc}", file=sys.stderr)
+                return 2
+        else:
+            journal = decode_journal(data)
+        lines = replay_lines(journal, base)
     except JournalError as exc:
         print(f"svoyak replay: {path}: {exc}", file=sys.stderr)
         return 2
@@ -89,7 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
         "game engine; print the decisions as JSON Lines, the result last. Exit status 2 "
         "and a message naming the line for a broken journal.",
     )
-    replay.add_argument("path", help="the journal file (- for standard input)")
+    replay.add_argument(
+        "path", help="the journal: JSON Lines, a game's SQLite journal, or - for standard input"
+    )
     replay.set_defaults(handler=_cmd_replay)
 
     rules = commands.add_parser(

@@ -524,7 +524,7 @@ class Game:
             out.append(Note(item.t, "final_stake_in", (("seat", item.seat),)))
         if len(self.final_stakes) == len(self.final_seats):
             self.stage = Stage.FINAL_JUDGING
-            out.append(Note(item.t, "final_question", (("judge_order", self.final_order),)))
+            out.append(Note(item.t, "final_question", (("judge_order", list(self.final_order)),)))
 
     def _on_final_judge(self, item: FinalJudge, out: list[Decision]) -> None:
         self._expect(Stage.FINAL_JUDGING, "final_judge")

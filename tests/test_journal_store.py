@@ -103,3 +103,23 @@ def test_every_acknowledged_append_survives_kill_9(tmp_path: Path) -> None:
     assert len(presses) >= acknowledged
     assert [p["t"] for p in presses] == [i / 1000 for i in range(1, len(presses) + 1)]
     assert sqlite3.connect(db).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_replay_reads_a_sqlite_journal_directly(tmp_path: Path) -> None:
+    db = tmp_path / "g.sqlite"
+    with JournalStore(db) as store:
+        store.append(HEADER)
+        for event in (
+            {"t": 1.0, "type": "select", "theme": 2, "price": 20},
+            {"t": 2.0, "type": "reading_start"},
+            {"t": 3.0, "type": "reading_end"},
+            {"t": 3.5, "type": "press", "seat": 3},
+            {"t": 4.0, "type": "judge", "verdict": "wrong"},
+        ):
+            store.append(event)
+    proc = subprocess.run(
+        [sys.executable, "-m", "buzzer.cli", "replay", str(db)], capture_output=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.decode().splitlines()[-1])
+    assert result == {"type": "result", "scores": {"1": 0, "2": 0, "3": -20}, "chooser": 1}
