@@ -354,12 +354,18 @@ class Game:
             closes_at = self.arbiter.closes_at
             assert closes_at is not None
             self._close_question(closes_at, None, out)
+        elif self.stage is Stage.BOARD:
+            end = self._round_clock_end()
+            if end is not None and end < t:
+                self._check_round_clock(end, out)
 
     def next_deadline(self) -> int | None:
         """The next instant at which time passing alone changes something."""
         arbiter = self.arbiter
         if self.stage is Stage.QUESTION and arbiter.phase is Phase.OPEN:
             return arbiter.closes_at
+        if self.stage is Stage.BOARD:
+            return self._round_clock_end()
         return None
 
     def result(self) -> tuple[dict[int, int], int | None]:
@@ -644,22 +650,34 @@ class Game:
             if next_chooser is not None:
                 self.chooser = next_chooser
             out.append(Chooser(t, self.chooser))
-        if self.board.exhausted:
+        self._check_round_clock(t, out)
+        if self.board.exhausted and self.stage is Stage.BOARD:
             self._end_main_rounds(t, out)
 
-    def _check_round_clock(self, t: int, out: list[Decision]) -> None:
-        """TV-G-6: past the round's time, the round ends before the next question."""
+    def _round_clock_end(self) -> int | None:
+        """When the current round's clock runs out (TV-G-6), if it has one and it runs."""
         clock = self.rules.round_clock_ns
         started = self.round_started_at
-        if clock is None or started is None or t < started + clock:
+        if clock is None or started is None or self.shootout is not None:
+            return None
+        if self.board.round_done:
+            return None
+        return started + clock
+
+    def _check_round_clock(self, t: int, out: list[Decision]) -> None:
+        """TV-G-6 DEFAULT: the clock runs from the round's first question; a question in
+        progress at expiry is completed, then the gong: the rest of the round is not
+        played. Called between questions only (at ``t``, the instant time reached)."""
+        end = self._round_clock_end()
+        if end is None or t < end:
             return
-        out.append(Note(started + clock, "round_time_up", (("round", self.board.round_index + 1),)))
+        out.append(Note(end, "round_time_up", (("round", self.board.round_index + 1),)))
         spec = self.board.current
         for theme in range(1, len(spec.themes) + 1):
             for price in spec.prices:
                 self.board.mark_played(theme, price)
         if self.board.exhausted:
-            self._end_main_rounds(t, out)
+            self._end_main_rounds(max(t, end), out)
 
     def _next_round(self, t: int, out: list[Decision]) -> bool:
         """Move to the next round of the board; False when none is left."""
