@@ -29,16 +29,14 @@ def replay_lines(lines: Iterable[str], base: Path | None = None) -> list[str]:
         raise JournalError(exc.ref, exc.message) from None
     output = [d.to_json() for d in decisions]
     scores, chooser = core.game.result()
-    output.append(
-        json.dumps(
-            {
-                "type": "result",
-                "scores": {str(s): v for s, v in scores.items()},
-                "chooser": chooser,
-            },
-            ensure_ascii=False,
-        )
-    )
+    result: dict[str, object] = {
+        "type": "result",
+        "scores": {str(s): v for s, v in scores.items()},
+        "chooser": chooser,
+    }
+    if core.game.over:
+        result["winner"] = core.game.winner
+    output.append(json.dumps(result, ensure_ascii=False))
     return output
 
 

@@ -178,6 +178,9 @@ class Game:
         self.final_stakes: dict[int, int] = {}
         self.final_order: list[int] = []
         self.shootout: Shootout | None = None
+        # True between the end of the main rounds and the first input of the final:
+        # an objection on the last question may still change who plays it (TOUR-3.7).
+        self._final_pristine = False
         self._handlers: dict[type, Callable[[Any, list[Decision]], None]] = {
             Select: self._on_select,
             ReadingStart: lambda i, o: self.reading_start(i.t, o),
@@ -493,8 +496,14 @@ class Game:
                 )
         self._designate(item.t, self.answerer, item.price, out, wrong_costs=True)
 
+    def _final_begun(self) -> None:
+        """The final is under way: the last main-round question can no longer be objected to."""
+        self._final_pristine = False
+        self.objections_open = False
+
     def _on_final_remove(self, item: FinalRemove, out: list[Decision]) -> None:
         self._expect(Stage.FINAL_REMOVE, "final_remove")
+        self._final_begun()
         seat = self.final_turns[self.final_turn % len(self.final_turns)]
         if item.seat is not None and item.seat != seat:
             raise SequenceError(
@@ -513,6 +522,7 @@ class Game:
 
     def _on_final_stake(self, item: FinalStake, out: list[Decision]) -> None:
         self._expect(Stage.FINAL_STAKES, "final_stake")
+        self._final_begun()
         final = self.rules.final
         assert final is not None
         if item.seat not in self.final_seats:
@@ -569,6 +579,22 @@ class Game:
         if self.chooser is not None and not others_right and self.shootout is None:
             self.chooser = item.seat
             out.append(Chooser(item.t, item.seat))
+        if self._final_pristine:
+            self._reconsider_final(item.t, out)
+
+    def _reconsider_final(self, t: int, out: list[Decision]) -> None:
+        """The end of the main rounds is decided anew with the corrected scores
+        (who plays the final, or who won without one: C2003-2.6, TV-F-1)."""
+        self.stage = Stage.BOARD
+        self.winner = None
+        self.final_seats = ()
+        self.final_themes = []
+        self.final_order = []
+        self.final_turns = []
+        self.final_stakes = {}
+        self.shootout = None
+        out.append(Note(t, "final_reconsidered"))
+        self._end_main_rounds(t, out)
 
     # -- special questions ---------------------------------------------------
 
@@ -705,6 +731,7 @@ class Game:
 
     def _end_main_rounds(self, t: int, out: list[Decision]) -> None:
         """After the last round: the final (C2003-2.6, TV-F-1), or the result."""
+        self._final_pristine = True
         final = self.rules.final
         if final is None:
             self._finish_by_score(t, sorted(self.scores), out)  # SPORT-2: no final
@@ -749,6 +776,7 @@ class Game:
         return self.stage in (Stage.FINAL_STAKES, Stage.FINAL_JUDGING)
 
     def _judge_final(self, t: int, correct: bool, seat: int | None, out: list[Decision]) -> None:
+        self._final_begun()
         expected = self.final_order[0]
         if seat is not None and seat != expected:
             raise SequenceError(
@@ -765,7 +793,8 @@ class Game:
         if len(self.final_seats) == 1 and final.single_positive is SinglePositive.PLAYS_ALONE:
             self._game_over(t, self.final_seats[0], out)  # TV-F-1 DEFAULT
             return
-        self._finish_by_score(t, sorted(self.scores), out)
+        # Only the finalists contend: the others left before the final (TV-F-1, C2003-2.6a).
+        self._finish_by_score(t, self.final_seats, out)
 
     def _finish_by_score(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:
         """The highest score wins; a tie for first goes to a shootout (C2003-2.8, TV-T-1)."""
