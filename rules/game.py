@@ -346,6 +346,11 @@ class Game:
             self._close_question(t, seat if correct else None, out)
 
     def timeout(self, t: int, out: list[Decision]) -> None:
+        if self.stage is Stage.SPECIAL:
+            raise SequenceError(
+                f"seat {self.answerer} must answer this special question: silence is judged "
+                "wrong by the host (A-G3, TV-S-CAT-3): send judge wrong"
+            )
         if self.stage is not Stage.QUESTION or not self.arbiter.question_open:
             raise SequenceError("no question is open: there is nothing to time out")
         self.arbiter.close()
@@ -528,7 +533,8 @@ class Game:
         if item.seat not in self.final_seats:
             raise SequenceError(f"seat {item.seat} does not play the final round")
         score = self.scores[item.seat]
-        amount = min(item.amount, score)  # C2003-2.7-D3: above the score counts as all-in
+        # C2003-2.7-D3: a missing stake counts as the minimum; above the score, as all-in.
+        amount = final.stake_min if item.amount is None else min(item.amount, score)
         if amount < final.stake_min:
             raise SequenceError(f"a final stake must be at least {final.stake_min}")
         if amount % final.stake_step and amount != score:

@@ -172,11 +172,11 @@ class FinalRemove:
 
 @dataclass(slots=True, frozen=True)
 class FinalStake:
-    """A player's hidden final stake."""
+    """A player's hidden final stake; ``None``: no stake was handed in (C2003-2.7-D3)."""
 
     t: int
     seat: int
-    amount: int
+    amount: int | None
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
 

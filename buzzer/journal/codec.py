@@ -128,7 +128,10 @@ class InputParser:
                 _t(o, n), _int(o, "theme", n, 1, 100), self._optional_seat(o, n), n
             ),
             "final_stake": lambda o, n: FinalStake(
-                _t(o, n), self._seat(o, n), _int(o, "amount", n, 1, MAX_POINTS), n
+                _t(o, n),
+                self._seat(o, n),
+                None if o.get("amount") is None else _int(o, "amount", n, 1, MAX_POINTS),
+                n,
             ),
             "final_judge": lambda o, n: FinalJudge(
                 _t(o, n), _verdict(o, n), self._optional_seat(o, n), n
