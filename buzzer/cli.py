@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from importlib import import_module
 from collections.abc import Sequence
 
 from buzzer import __version__
@@ -122,7 +123,16 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("database", help="the game's journal database (.sqlite)")
     export.add_argument("output", help="the JSON Lines file to write")
     export.set_defaults(handler=_cmd_journal_export)
+    for module in _COMMAND_MODULES:
+        add_commands = getattr(import_module(module), "add_commands", None)
+        if add_commands is not None:
+            add_commands(commands)
     return parser
+
+
+#: Packages that add subcommands of their own: each module's
+#: ``add_commands(subparsers)`` registers them (imported lazily, at parse time).
+_COMMAND_MODULES = ("hardware.commands", "firmware_bridge.commands")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
