@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from importlib import import_module
 from collections.abc import Sequence
+from importlib import import_module
 
 from buzzer import __version__
 
