@@ -168,6 +168,7 @@ class Game:
         self.bidding: Bidding | None = None
         self._announced_passes: set[int] = set()
         self.answerer: int | None = None
+        self.special_deadline: int | None = None
         self.value = 0
         self.wrong_costs = True
         # The final round.
@@ -424,6 +425,7 @@ class Game:
                 "order": list(bidding.order),
             },
             "value": self.value if self.stage is Stage.SPECIAL else None,
+            "special_deadline": self.special_deadline,
             "final": {
                 "seats": list(self.final_seats),
                 "themes_left": list(self.final_themes),
@@ -650,6 +652,17 @@ class Game:
         self.answerer = seat
         self.value = value
         self.wrong_costs = wrong_costs
+        # A.4: time to think (C2003-2.4.6e: 10 s on the stake question).
+        think = (
+            self.rules.stake_answer_time_ns
+            if self.special is SpecialKind.STAKE
+            else (
+                self.rules.cat.answer_time_ns
+                if self.special is SpecialKind.CAT and self.rules.cat
+                else self.rules.buttons.answer_time_ns
+            )
+        )
+        self.special_deadline = t + think
         out.append(Recognized(t, seat))
 
     def _judge_special(self, t: int, correct: bool, out: list[Decision]) -> None:
@@ -673,6 +686,7 @@ class Game:
         self.stage = Stage.BOARD
         self.special = None
         self.answerer = None
+        self.special_deadline = None
         self.objections_open = True
         if self.shootout is not None:
             if board.round_done:

@@ -304,6 +304,10 @@ def parse_header(text: str, base: Path | None = None) -> GameSetup:
             final_themes = len(package.final.themes)
     else:
         rounds = _board(obj.get("board"))
+    if obj.get("themes") is not None:
+        # C2003-2.2.1/2.10: 6 themes (4 in the 1/9 final), more at the organisers' will.
+        count = _int(obj, "themes", 1, 1, 100)
+        rounds = tuple(RoundSpec.numbered(r.name, count, r.prices) for r in rounds or system.rounds)
     specials.update(_specials(obj.get("specials")))
     if obj.get("final_themes") is not None:
         final_themes = _int(obj, "final_themes", 1, 1, 20)
