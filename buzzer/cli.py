@@ -124,7 +124,13 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("output", help="the JSON Lines file to write")
     export.set_defaults(handler=_cmd_journal_export)
     for module in _COMMAND_MODULES:
-        add_commands = getattr(import_module(module), "add_commands", None)
+        try:
+            loaded = import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            continue  # that package has no commands yet
+        add_commands = getattr(loaded, "add_commands", None)
         if add_commands is not None:
             add_commands(commands)
     return parser
@@ -132,7 +138,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Packages that add subcommands of their own: each module's
 #: ``add_commands(subparsers)`` registers them (imported lazily, at parse time).
-_COMMAND_MODULES = ("hardware.commands", "firmware_bridge.commands")
+_COMMAND_MODULES = (
+    "hardware.commands",
+    "firmware_bridge.commands",
+    "buzzer.panel.commands",
+    "display.commands",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
