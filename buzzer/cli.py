@@ -127,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             loaded = import_module(module)
         except ModuleNotFoundError as exc:
-            if exc.name != module:
+            if exc.name is None or not module.startswith(exc.name):
                 raise
             continue  # that package has no commands yet
         add_commands = getattr(loaded, "add_commands", None)
