@@ -16,6 +16,7 @@ from buzzer.arbiter.decisions import Ignored, Recognized
 from buzzer.journal.codec import JournalError
 from rules.profiles import RULE_SYSTEMS
 from tests.conftest import of_type, run
+from tests.lines import bad, ok, pr, re_, rs, sel, tick
 
 P3 = ["Аня", "Борис", "Вера"]
 
@@ -69,44 +70,11 @@ def header(rules: str, chooser: int | None = 1, **extra: Any) -> dict[str, Any]:
     return head
 
 
-def sel(t: float, theme: int | None = None, price: int | None = None) -> dict[str, Any]:
-    event: dict[str, Any] = {"t": t, "type": "select"}
-    if theme is not None:
-        event["theme"] = theme
-    if price is not None:
-        event["price"] = price
-    return event
-
-
 def first(rules: str, t: float) -> dict[str, Any]:
     """Select the first question of the board (the next in order for SPORT)."""
     if rules in SPORT:
         return sel(t)
     return sel(t, 1, FIRST_PRICE[rules])
-
-
-def rs(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "reading_start"}
-
-
-def re_(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "reading_end"}
-
-
-def pr(t: float, seat: int) -> dict[str, Any]:
-    return {"t": t, "type": "press", "seat": seat}
-
-
-def ok(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "judge", "verdict": "correct"}
-
-
-def bad(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "judge", "verdict": "wrong"}
-
-
-def tick(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "tick"}
 
 
 def game_events(out: list[dict[str, Any]]) -> list[dict[str, Any]]:

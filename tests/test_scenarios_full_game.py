@@ -24,6 +24,7 @@ import pytest
 
 from buzzer.journal.codec import JournalError
 from tests.conftest import of_type, run
+from tests.lines import bad, bid, ok, pr, re_, rs, sel, timeout
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,43 +32,6 @@ A, B, C = 1, 2, 3
 PLAYERS = ["A", "B", "C"]
 
 # -- journal lines -----------------------------------------------------------------------
-
-
-def sel(t: float, theme: int | None = None, price: int | None = None) -> dict[str, Any]:
-    event: dict[str, Any] = {"t": t, "type": "select"}
-    if theme is not None:
-        event["theme"] = theme
-    if price is not None:
-        event["price"] = price
-    return event
-
-
-def rs(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "reading_start"}
-
-
-def re_(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "reading_end"}
-
-
-def pr(t: float, seat: int) -> dict[str, Any]:
-    return {"t": t, "type": "press", "seat": seat}
-
-
-def ok(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "judge", "verdict": "correct"}
-
-
-def bad(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "judge", "verdict": "wrong"}
-
-
-def timeout(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "timeout"}
-
-
-def bid(t: float, seat: int, amount: int) -> dict[str, Any]:
-    return {"t": t, "type": "bid", "seat": seat, "amount": amount}
 
 
 def pas(t: float, seat: int) -> dict[str, Any]:

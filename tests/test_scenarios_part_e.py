@@ -13,43 +13,11 @@ import pytest
 
 from buzzer.journal.codec import JournalError
 from tests.conftest import of_type, run
+from tests.lines import bad, ok, pr, re_, rs, sel, tick
 
 A, B, C = 1, 2, 3
 PLAYERS = ["A", "B", "C"]
 HISTORY = 1  # the theme column used for "History"
-
-
-def sel(t: float, theme: int | None = None, price: int | None = None) -> dict[str, Any]:
-    event: dict[str, Any] = {"t": t, "type": "select"}
-    if theme is not None:
-        event["theme"] = theme
-    if price is not None:
-        event["price"] = price
-    return event
-
-
-def rs(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "reading_start"}
-
-
-def re_(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "reading_end"}
-
-
-def pr(t: float, seat: int) -> dict[str, Any]:
-    return {"t": t, "type": "press", "seat": seat}
-
-
-def ok(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "judge", "verdict": "correct"}
-
-
-def bad(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "judge", "verdict": "wrong"}
-
-
-def tick(t: float) -> dict[str, Any]:
-    return {"t": t, "type": "tick"}
 
 
 def recognized(out: list[dict[str, Any]]) -> list[tuple[float, int]]:
