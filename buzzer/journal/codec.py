@@ -329,6 +329,9 @@ def parse_header(text: str, base: Path | None = None) -> GameSetup:
         raise JournalError(1, str(exc)) from None
 
 
+#: The header's name for the project's own demo package (``svoyak run``'s default).
+BUILTIN_DEMO = "svoyak:demo"
+
 _QUESTION_KINDS = {
     QuestionKind.STAKE: SpecialKind.STAKE,
     QuestionKind.CAT: SpecialKind.CAT,
@@ -338,6 +341,10 @@ _QUESTION_KINDS = {
 
 def _package(name: str, base: Path | None) -> Package:
     """The question package the header names (.siq or the project's .json)."""
+    if name == BUILTIN_DEMO:
+        from rules.packages.demo import DEMO_PACKAGE
+
+        return load_json(DEMO_PACKAGE)
     path = Path(name)
     if not path.is_absolute() and base is not None:
         path = base / path
