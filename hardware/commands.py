@@ -2,17 +2,249 @@
 
 Keep this module light: it is imported every time ``svoyak`` parses its
 arguments, so handlers import their heavy dependencies when they run.
+
+* ``svoyak selftest`` — the technician's self-test (:mod:`hardware.selftest`)
+* ``svoyak check-buttons`` — press each button in turn (:mod:`hardware.checkbuttons`)
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
+
+_SOURCE_HELP = (
+    "the pin map (TOML); default: $SVOYAK_PINS, /etc/svoyak/pins.toml, or with --simulate "
+    "the example shipped with svoyak"
+)
+
+
+def _csv_ints(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected numbers separated by commas: {text!r}"
+        ) from None
+    if not values or any(v < 0 for v in values):
+        raise argparse.ArgumentTypeError(f"expected non-negative numbers: {text!r}")
+    return values
+
+
+def _csv(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def _positive(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+        return value
+
+    return parse
+
+
+def _open(args: argparse.Namespace, command: str) -> tuple[Any, Any] | None:
+    """The pin map and the pin factory, or None after printing why not (exit status 2)."""
+    from hardware.factory import FactoryUnavailable, open_pin_factory, resolve_pinmap
+    from hardware.pinmap import PinMapError
+
+    try:
+        pinmap = resolve_pinmap(args.pins, args.simulate or getattr(args, "emulate", False))
+        factory = None if getattr(args, "emulate", False) else open_pin_factory(args.simulate)
+    except (PinMapError, FileNotFoundError, FactoryUnavailable) as exc:
+        print(f"svoyak {command}: {exc}", file=sys.stderr)
+        return None
+    return pinmap, factory
+
+
+def _cmd_selftest(args: argparse.Namespace) -> int:
+    from hardware.report import report_output
+    from hardware.selftest import (
+        CHECKS,
+        SelftestOptions,
+        SelftestUnavailable,
+        emulator_rig,
+        gpio_rig,
+        run_selftest,
+    )
+
+    unknown = [c for c in args.checks if c not in CHECKS]
+    if unknown:
+        print(
+            f"svoyak selftest: unknown check(s) {', '.join(unknown)}; known: {', '.join(CHECKS)}",
+            file=sys.stderr,
+        )
+        return 2
+    opened = _open(args, "selftest")
+    if opened is None:
+        return 2
+    pinmap, factory = opened
+    hold_off_ns = None if args.hold_off_ms is None else round(args.hold_off_ms * 1e6)
+    try:
+        if args.emulate:
+            rig = emulator_rig(pinmap, hold_off_ns=hold_off_ns)
+            mode = "emulate"
+        else:
+            rig = gpio_rig(
+                pinmap,
+                factory,
+                simulate=args.simulate,
+                hold_off_ns=hold_off_ns,
+                stuck_ns=round(args.stuck_s * 1e9),
+            )
+            mode = "simulate" if args.simulate else "gpio"
+    except SelftestUnavailable as exc:
+        print(f"svoyak selftest: {exc}", file=sys.stderr)
+        return 2
+    options = SelftestOptions(
+        checks=tuple(args.checks),
+        count=args.count,
+        trials=args.trials,
+        offsets_us=args.offsets,
+        rules=args.rules,
+        pair=(args.pair[0], args.pair[1]) if args.pair else None,
+        png=None if args.no_png else args.png,
+    )
+    try:
+        report = run_selftest(rig, options, mode=mode, progress=not args.no_progress)
+    except SelftestUnavailable as exc:
+        print(f"svoyak selftest: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        rig.close()
+    print(report_output(report, args.json))
+    return 0 if report.ok else 1
+
+
+def _cmd_check_buttons(args: argparse.Namespace) -> int:
+    from hardware.checkbuttons import check_buttons, mock_presser
+
+    opened = _open(args, "check-buttons")
+    if opened is None:
+        return 2
+    pinmap, factory = opened
+    known = set(pinmap.buttons())
+    unknown = [k for k in args.simulate_missing if k not in known]
+    if unknown:
+        print(
+            f"svoyak check-buttons: --simulate-missing: no such button(s) {', '.join(unknown)}; "
+            f"known: {', '.join(known)}",
+            file=sys.stderr,
+        )
+        return 2
+    timeout = args.timeout if args.timeout is not None else (0.3 if args.simulate else 15.0)
+    press = mock_presser(pinmap, factory, args.simulate_missing) if args.simulate else None
+    result = check_buttons(
+        pinmap,
+        factory,
+        out=sys.stdout,
+        timeout_s=timeout,
+        press=press,
+        lamps=not args.no_lamps,
+        linger_s=0.0 if args.simulate else 1.0,
+    )
+    return 0 if result.ok else 1
 
 
 def add_commands(subparsers: Any) -> None:
     """Register this package's subcommands on ``svoyak``'s subparsers."""
-    del subparsers  # nothing yet
+    selftest = subparsers.add_parser(
+        "selftest",
+        help="the technician's self-test: latency, fairness, bounce and stuck buttons",
+        description="Press the buttons through loopbacks (an output pin wired to each button "
+        "input; --simulate: gpiozero mock pins; --emulate: the Pico firmware emulator) and "
+        "measure: latency per button (edge stamp minus drive time), fairness of two presses "
+        "an offset apart through the real core, bounce filtering, stuck-button detection. "
+        "A table (or --json) on stdout, a histogram PNG, a progress bar on stderr. "
+        "Exit status 0: all passed; 1: a check failed; 2: could not run.",
+    )
+    source = selftest.add_mutually_exclusive_group()
+    source.add_argument(
+        "--simulate", action="store_true", help="gpiozero MockFactory, MockConnectedPin loopbacks"
+    )
+    source.add_argument(
+        "--emulate", action="store_true", help="through the Pico firmware emulator on a pty"
+    )
+    selftest.add_argument("--pins", metavar="PATH", help=_SOURCE_HELP)
+    selftest.add_argument(
+        "--checks",
+        type=_csv,
+        default=("latency", "fairness", "bounce", "stuck"),
+        metavar="LIST",
+        help="which checks, comma-separated (default: latency,fairness,bounce,stuck)",
+    )
+    selftest.add_argument(
+        "--count", type=_positive(int), default=100, help="presses per button (default 100)"
+    )
+    selftest.add_argument(
+        "--trials", type=_positive(int), default=40, help="fairness trials per offset (default 40)"
+    )
+    selftest.add_argument(
+        "--offsets",
+        type=_csv_ints,
+        default=(0, 10, 100, 1000),
+        metavar="US",
+        help="fairness offsets in µs (default 0,10,100,1000)",
+    )
+    selftest.add_argument(
+        "--rules",
+        choices=("tv-modern", "championship-2003"),
+        default="tv-modern",
+        help="the rule system of the fairness games (default tv-modern)",
+    )
+    selftest.add_argument(
+        "--pair", type=_csv, metavar="A,B", help="the two seats of the fairness check (default 1,2)"
+    )
+    selftest.add_argument(
+        "--hold-off-ms", type=float, help="override the pin map's hold-off for the test"
+    )
+    selftest.add_argument(
+        "--stuck-s",
+        type=_positive(float),
+        default=0.5,
+        help="the stuck threshold the test uses (default 0.5 s; the game's is the pin map's)",
+    )
+    selftest.add_argument("--json", action="store_true", help="print the report as JSON")
+    selftest.add_argument(
+        "--png",
+        default="selftest-latency.png",
+        metavar="PATH",
+        help="the latency histogram (default selftest-latency.png)",
+    )
+    selftest.add_argument("--no-png", action="store_true", help="do not write the histogram")
+    selftest.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    selftest.set_defaults(handler=_cmd_selftest)
+
+    check = subparsers.add_parser(
+        "check-buttons",
+        help="press each button in turn: its lamp lights, the missing ones are listed",
+        description="Asks for each button in turn and waits for it; its podium lamp lights "
+        "(the signal lamp for a host button). Buttons that never answer are listed at the "
+        "end (exit status 1). --simulate presses them itself on gpiozero mock pins.",
+    )
+    check.add_argument("--pins", metavar="PATH", help=_SOURCE_HELP)
+    check.add_argument(
+        "--simulate", action="store_true", help="scripted presses on gpiozero mock pins"
+    )
+    check.add_argument(
+        "--simulate-missing",
+        type=_csv,
+        default=(),
+        metavar="KEYS",
+        help="with --simulate: buttons the script leaves out, e.g. 3,wrong (a broken wire)",
+    )
+    check.add_argument(
+        "--timeout",
+        type=_positive(float),
+        help="seconds to wait for each button (default 15; 0.3 with --simulate)",
+    )
+    check.add_argument("--no-lamps", action="store_true", help="do not drive the lamps")
+    check.set_defaults(handler=_cmd_check_buttons)
 
 
-__all__ = ["add_commands", "argparse"]
+__all__ = ["add_commands"]

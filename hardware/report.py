@@ -1,0 +1,279 @@
+"""The self-test's results: one row type per check, and the report as a table or JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hardware.pinmap import describe_key
+
+NS_PER_US = 1_000
+BURST_EDGES = 5
+BURST_SPACING_NS = 100 * NS_PER_US
+
+
+def quantile(ordered: Sequence[int], q: float) -> int:
+    """The nearest-rank ``q`` quantile of sorted samples."""
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+@dataclass
+class LatencyRow:
+    key: str
+    pin: int
+    samples_ns: list[int] = field(default_factory=list)
+    missed: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.missed == 0 and bool(self.samples_ns)
+
+    def stats_us(self) -> dict[str, float | None]:
+        s = sorted(self.samples_ns)
+        if not s:
+            return dict.fromkeys(("min_us", "median_us", "p99_us", "max_us", "jitter_us"))
+        stats = {
+            "min_us": s[0] / NS_PER_US,
+            "median_us": quantile(s, 0.5) / NS_PER_US,
+            "p99_us": quantile(s, 0.99) / NS_PER_US,
+            "max_us": s[-1] / NS_PER_US,
+            "jitter_us": (statistics.pstdev(s) / NS_PER_US) if len(s) > 1 else 0.0,
+        }
+        return {name: round(value, 3) for name, value in stats.items()}
+
+
+@dataclass
+class FairnessRow:
+    offset_us: int
+    trials: int = 0
+    first_won: int = 0
+    second_won: int = 0
+    ties: int = 0
+    late: int = 0
+    missed: int = 0
+    gaps_ns: list[int] = field(default_factory=list)
+
+    @property
+    def decided(self) -> int:
+        return self.first_won + self.second_won
+
+    @property
+    def correct_share(self) -> float | None:
+        """The share of trials the first-pressed button won (None at 0 µs: no right answer)."""
+        if self.offset_us == 0 or not self.trials:
+            return None
+        return self.first_won / self.trials
+
+    @property
+    def ok(self) -> bool:
+        """Right every time from 100 µs up; never late, never missed."""
+        clean = self.late == 0 and self.missed == 0
+        if self.offset_us >= 100:
+            return clean and self.first_won == self.trials
+        return clean
+
+
+@dataclass
+class BounceRow:
+    key: str
+    pin: int
+    edges: int
+    presses: int
+    first_edge_stamp: bool
+
+    @property
+    def ok(self) -> bool:
+        return self.presses == 1 and self.first_edge_stamp
+
+
+@dataclass
+class StuckRow:
+    key: str
+    pin: int
+    reported: bool
+    excluded: bool
+    freed: bool
+
+    @property
+    def ok(self) -> bool:
+        return self.reported and self.excluded and self.freed
+
+
+@dataclass
+class SelftestReport:
+    mode: str
+    source: str
+    pinmap: str
+    hold_off_ms: float
+    stuck_threshold_s: float | None
+    latency: list[LatencyRow] = field(default_factory=list)
+    fairness: list[FairnessRow] = field(default_factory=list)
+    fairness_rules: str = ""
+    fairness_pair: tuple[str, str] | None = None
+    bounce: list[BounceRow] = field(default_factory=list)
+    stuck: list[StuckRow] = field(default_factory=list)
+    held_at_start: list[str] = field(default_factory=list)
+    png: str | None = None
+    png_size: tuple[int, int] | None = None
+
+    @property
+    def ok(self) -> bool:
+        rows: list[Any] = [*self.latency, *self.fairness, *self.bounce, *self.stuck]
+        return all(r.ok for r in rows) and not self.held_at_start
+
+    def to_json(self) -> dict[str, Any]:
+        specs = {r.key: r.pin for r in self.latency}
+        return {
+            "ok": self.ok,
+            "mode": self.mode,
+            "source": self.source,
+            "pin_map": self.pinmap,
+            "hold_off_ms": self.hold_off_ms,
+            "latency": {
+                "what": "input edge stamp minus output drive time",
+                "unit": "us",
+                "buttons": [
+                    {
+                        "key": r.key,
+                        "button": describe_key(r.key),
+                        "pin": specs[r.key],
+                        "n": len(r.samples_ns),
+                        "missed": r.missed,
+                        **r.stats_us(),
+                        "ok": r.ok,
+                    }
+                    for r in self.latency
+                ],
+            },
+            "fairness": {
+                "rules": self.fairness_rules,
+                "pair": list(self.fairness_pair) if self.fairness_pair else None,
+                "rows": [
+                    {
+                        "offset_us": r.offset_us,
+                        "trials": r.trials,
+                        "first_won": r.first_won,
+                        "second_won": r.second_won,
+                        "ties": r.ties,
+                        "late": r.late,
+                        "missed": r.missed,
+                        "correct_share": r.correct_share,
+                        "gap_median_us": (
+                            round(statistics.median(r.gaps_ns) / NS_PER_US, 3)
+                            if r.gaps_ns
+                            else None
+                        ),
+                        "ok": r.ok,
+                    }
+                    for r in self.fairness
+                ],
+            },
+            "bounce": [
+                {
+                    "key": r.key,
+                    "pin": r.pin,
+                    "edges": r.edges,
+                    "presses": r.presses,
+                    "first_edge_stamp": r.first_edge_stamp,
+                    "ok": r.ok,
+                }
+                for r in self.bounce
+            ],
+            "stuck": {
+                "threshold_s": self.stuck_threshold_s,
+                "held_at_start": self.held_at_start,
+                "buttons": [
+                    {
+                        "key": r.key,
+                        "pin": r.pin,
+                        "reported": r.reported,
+                        "excluded": r.excluded,
+                        "freed": r.freed,
+                        "ok": r.ok,
+                    }
+                    for r in self.stuck
+                ],
+            },
+            "png": self.png,
+        }
+
+    def table(self) -> str:
+        lines = [
+            f"svoyak selftest: {self.source}",
+            f"pin map {self.pinmap}; hold-off {self.hold_off_ms:g} ms",
+        ]
+        if self.latency:
+            lines += [
+                "",
+                "latency (µs): input edge stamp − output drive time",
+                f"{'button':<22}{'pin':>7}{'n':>6}{'missed':>8}{'min':>9}{'median':>9}"
+                f"{'p99':>9}{'max':>9}{'jitter':>9}",
+            ]
+            for lat in self.latency:
+                s = lat.stats_us()
+                cells = "".join(f"{v:9.1f}" if v is not None else f"{'-':>9}" for v in s.values())
+                lines.append(
+                    f"{describe_key(lat.key):<22}{'GPIO' + str(lat.pin):>7}{len(lat.samples_ns):>6}"
+                    f"{lat.missed:>8}{cells}{'' if lat.ok else '  FAIL'}"
+                )
+            lines.append("(jitter: standard deviation)")
+        if self.fairness:
+            a, b = self.fairness_pair or ("?", "?")
+            lines += [
+                "",
+                f"fairness: {describe_key(a)} and {describe_key(b)} pressed an offset apart "
+                f"(the first alternating), through GameCore ({self.fairness_rules})",
+                f"{'offset µs':>10}{'trials':>8}{'right':>8}{'wrong':>8}{'ties':>6}{'late':>6}"
+                f"{'missed':>8}{'share':>8}{'gap µs':>10}",
+            ]
+            for fr in self.fairness:
+                share = "n/a" if fr.correct_share is None else f"{fr.correct_share:.0%}"
+                gap = f"{statistics.median(fr.gaps_ns) / NS_PER_US:.1f}" if fr.gaps_ns else "-"
+                lines.append(
+                    f"{fr.offset_us:>10}{fr.trials:>8}{fr.first_won:>8}{fr.second_won:>8}{fr.ties:>6}"
+                    f"{fr.late:>6}{fr.missed:>8}{share:>8}{gap:>10}{'' if fr.ok else '  FAIL'}"
+                )
+            lines.append(
+                "(right: the first-pressed won; at 0 µs there is no right answer: ties and "
+                "either winner are fair; gap: the stamps' median difference)"
+            )
+        if self.bounce:
+            lines += [
+                "",
+                f"bounce: {BURST_EDGES} edges {BURST_SPACING_NS // NS_PER_US} µs apart, "
+                "inside the hold-off",
+            ]
+            for br in self.bounce:
+                verdict = "ok" if br.ok else "FAIL"
+                stamp = "first edge" if br.first_edge_stamp else "NOT the first edge"
+                lines.append(
+                    f"  {describe_key(br.key):<22}{br.presses} press(es), "
+                    f"stamped at {stamp}: {verdict}"
+                )
+        if self.stuck or self.held_at_start:
+            lines += ["", f"stuck: held past {self.stuck_threshold_s:g} s (the test's threshold)"]
+            for sr in self.stuck:
+                parts = [
+                    "reported" if sr.reported else "NOT reported",
+                    "excluded" if sr.excluded else "NOT excluded",
+                    "freed on release" if sr.freed else "NOT freed",
+                ]
+                lines.append(
+                    f"  {describe_key(sr.key):<22}{', '.join(parts)}: {'ok' if sr.ok else 'FAIL'}"
+                )
+            for key in self.held_at_start:
+                lines.append(
+                    f"  {describe_key(key):<22}was down when the test started: stuck or shorted?"
+                )
+        if self.png:
+            lines += ["", f"histogram: {self.png}"]
+        lines += ["", "all checks passed" if self.ok else "SOME CHECKS FAILED"]
+        return "\n".join(lines)
+
+
+def report_output(report: SelftestReport, as_json: bool) -> str:
+    return json.dumps(report.to_json(), indent=2, ensure_ascii=False) if as_json else report.table()

@@ -1,0 +1,648 @@
+"""``svoyak selftest``: prove, on the real wiring, that the buttons are fast and fair.
+
+The test presses the buttons itself through a **pulse source** — something
+that can make a button's input go active and say when it drove it:
+
+* on the rig, output pins wired to the button inputs (``[selftest.loopback]``
+  in the pin map: :class:`LoopbackPulses`);
+* ``--simulate``: gpiozero's ``MockFactory`` with a ``MockConnectedPin`` per
+  button, wired to that button's mock input (same class, mock pins);
+* ``--emulate``: the Pico firmware emulator over a pseudo-terminal, through the
+  real serial link (:class:`EmulatorPulses`, an adapter to ``firmware_bridge``).
+
+The presses come back through the real input path (for GPIO: the
+:class:`~hardware.buttons.ButtonBank` with its hold-off and stuck detection)
+as timestamped inputs on a queue. The checks:
+
+latency
+    N presses per button: the input's edge stamp minus the time the output
+    was driven; min / median / p99 / max and the jitter (standard deviation).
+fairness
+    Two buttons pressed with known offsets (0, 10, 100, 1000 µs), the first
+    alternating, through the real core (:class:`buzzer.core.GameCore`, a
+    ``tv-modern`` or ``championship-2003`` game, its settle window): the share
+    of right winners, ties, late presses, and the gap the stamps measured.
+bounce
+    A burst of edges within the hold-off counts as one press, stamped at the
+    burst's first edge.
+stuck
+    Every button held past the (shortened) stuck threshold is reported stuck
+    and excluded, and freed on release; buttons already down at the start are
+    listed.
+
+Exit status: 0 when every check passed, 1 when one failed, 2 when the test
+could not run (a bad pin map, no pin factory, ``--emulate`` unavailable).
+"""
+
+from __future__ import annotations
+
+import importlib
+import queue
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TextIO
+
+from buzzer.arbiter.decisions import Decision, Ignored, Recognized, Tie
+from buzzer.arbiter.events import Press, ReadingEnd, ReadingStart, Select, Tick
+from buzzer.arbiter.params import DEFAULT_SETTLE_NS
+from buzzer.core import GameCore
+from hardware.buttons import (
+    PRESS_INPUTS,
+    ButtonBank,
+    ButtonEvent,
+    ButtonFreed,
+    ButtonStuck,
+    key_of,
+)
+from hardware.pinmap import FIRST_PIN, LAST_PIN, PinMap, describe_key
+from hardware.report import (
+    BURST_EDGES,
+    BURST_SPACING_NS,
+    BounceRow,
+    FairnessRow,
+    LatencyRow,
+    SelftestReport,
+    StuckRow,
+)
+
+NS_PER_US = 1_000
+NS_PER_MS = 1_000_000
+DEFAULT_OFFSETS_US = (0, 10, 100, 1000)
+FAIRNESS_RULES = ("tv-modern", "championship-2003")
+CHECKS = ("latency", "fairness", "bounce", "stuck")
+#: The stuck threshold the self-test uses (the game's is 10 s: too long to wait for).
+DEFAULT_TEST_STUCK_S = 0.5
+#: How long to wait for an input that should come back from a pulse.
+REPLY_TIMEOUT_S = 1.0
+
+
+class SelftestUnavailable(RuntimeError):
+    """The self-test cannot run here; the message says why and what to do."""
+
+
+# -- pulse sources ---------------------------------------------------------------
+
+
+class PulseSource(Protocol):
+    """Makes buttons' inputs go active and says when (host ``time.monotonic_ns()``).
+
+    The inputs themselves come back through the rig's input path, not from
+    here. Button keys are the pin map's: ``"1"`` (seat 1), ``"reading_end"``…
+    """
+
+    label: str
+
+    def channels(self) -> tuple[str, ...]:
+        """The button keys this source can press."""
+        ...
+
+    def press(self, key: str) -> int:
+        """Drive the button active; the host time just before it was driven."""
+        ...
+
+    def release(self, key: str) -> int:
+        """Drive the button inactive; the host time just before it was driven."""
+        ...
+
+    def press_pair(self, first: str, second: str, offset_ns: int) -> tuple[int, int]:
+        """Press ``first``, then ``second`` ``offset_ns`` later (as close as the source can)."""
+        ...
+
+    def burst(self, key: str, edges: int, spacing_ns: int) -> int:
+        """``edges`` alternating edges ``spacing_ns`` apart, starting (and, odd, ending) active."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def _spin_until(deadline_ns: int) -> int:
+    now = time.monotonic_ns()
+    while now < deadline_ns:
+        now = time.monotonic_ns()
+    return now
+
+
+def _sleep_until(deadline_ns: int) -> None:
+    left = deadline_ns - time.monotonic_ns()
+    if left > 0:
+        time.sleep(left / 1e9)
+
+
+class LoopbackPulses:
+    """Output pins wired to button inputs, as gpiozero ``DigitalOutputDevice``\\ s.
+
+    Each output is driven at its input's idle level and pulled to the active
+    level for a press (for an active-low button: high at rest, low = pressed).
+    """
+
+    def __init__(self, label: str, outputs: Mapping[str, tuple[int, bool]], pin_factory: Any):
+        from gpiozero import DigitalOutputDevice  # type: ignore[import-untyped]
+
+        self.label = label
+        self._devices: dict[str, Any] = {}
+        try:
+            for key, (pin, input_active_low) in outputs.items():
+                self._devices[key] = DigitalOutputDevice(
+                    pin,
+                    active_high=not input_active_low,
+                    initial_value=False,
+                    pin_factory=pin_factory,
+                )
+        except BaseException:
+            self.close()
+            raise
+
+    def channels(self) -> tuple[str, ...]:
+        return tuple(self._devices)
+
+    def press(self, key: str) -> int:
+        t = time.monotonic_ns()
+        self._devices[key].on()
+        return t
+
+    def release(self, key: str) -> int:
+        t = time.monotonic_ns()
+        self._devices[key].off()
+        return t
+
+    def press_pair(self, first: str, second: str, offset_ns: int) -> tuple[int, int]:
+        one, two = self._devices[first], self._devices[second]
+        t1 = time.monotonic_ns()
+        one.on()
+        t2 = _spin_until(t1 + offset_ns)
+        two.on()
+        return t1, t2
+
+    def burst(self, key: str, edges: int, spacing_ns: int) -> int:
+        device = self._devices[key]
+        t0 = time.monotonic_ns()
+        for index in range(edges):
+            _spin_until(t0 + index * spacing_ns)
+            if index % 2 == 0:
+                device.on()
+            else:
+                device.off()
+        return t0
+
+    def close(self) -> None:
+        for device in self._devices.values():
+            device.close()
+
+
+#: What ``--emulate`` expects from ``firmware_bridge`` (built in parallel, issue 4 part 3).
+EMULATOR_CONTRACT = (
+    "firmware_bridge.emulator.selftest_pulse_source(keys, sink) -> an object with the "
+    "hardware.selftest.PulseSource methods, which runs the firmware emulator on a pty, "
+    "connects firmware_bridge.link to it, and delivers each press to sink(Press(t, seat)) "
+    "with t mapped onto the host's monotonic clock"
+)
+
+
+class EmulatorPulses:
+    """``--emulate``: a :class:`PulseSource` over the Pico firmware emulator on a pty.
+
+    An adapter: it imports ``firmware_bridge`` only when used, and fails with
+    a clear message until that package provides :data:`EMULATOR_CONTRACT`.
+    """
+
+    def __init__(self, keys: Sequence[str], sink: Callable[[ButtonEvent], None]) -> None:
+        try:
+            emulator = importlib.import_module("firmware_bridge.emulator")
+            importlib.import_module("firmware_bridge.link")
+        except Exception as exc:  # missing, or half-built: either way not usable yet
+            raise SelftestUnavailable(
+                "--emulate needs firmware_bridge.emulator and firmware_bridge.link (the Pico "
+                f"bridge, issue 4 part 3), which are not available yet ({exc}). "
+                "Use --simulate meanwhile."
+            ) from None
+        make = getattr(emulator, "selftest_pulse_source", None)
+        if make is None:
+            raise SelftestUnavailable(
+                "--emulate: firmware_bridge.emulator has no selftest_pulse_source yet; "
+                f"the self-test expects {EMULATOR_CONTRACT}"
+            )
+        self._source: PulseSource = make(tuple(keys), sink)
+        self.label = f"firmware emulator on a pty ({getattr(self._source, 'label', 'emulator')})"
+
+    def channels(self) -> tuple[str, ...]:
+        return self._source.channels()
+
+    def press(self, key: str) -> int:
+        return self._source.press(key)
+
+    def release(self, key: str) -> int:
+        return self._source.release(key)
+
+    def press_pair(self, first: str, second: str, offset_ns: int) -> tuple[int, int]:
+        return self._source.press_pair(first, second, offset_ns)
+
+    def burst(self, key: str, edges: int, spacing_ns: int) -> int:
+        return self._source.burst(key, edges, spacing_ns)
+
+    def close(self) -> None:
+        self._source.close()
+
+
+# -- the rig ---------------------------------------------------------------------
+
+
+@dataclass
+class Rig:
+    """A pulse source, the input path it feeds, and what that path does."""
+
+    pinmap: PinMap
+    source: PulseSource
+    inputs: queue.SimpleQueue[ButtonEvent]
+    hold_off_ns: int
+    #: The input path's stuck threshold, or None when it has no stuck detection.
+    stuck_ns: int | None
+    bank: ButtonBank | None = None
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return self.source.channels()
+
+    def close(self) -> None:
+        self.source.close()
+        for close in reversed(self.closers):
+            close()
+
+
+def spare_pins(pinmap: PinMap) -> list[int]:
+    used = pinmap.used_pins()
+    return [p for p in range(FIRST_PIN, LAST_PIN + 1) if p not in used]
+
+
+def gpio_rig(
+    pinmap: PinMap,
+    pin_factory: Any,
+    *,
+    simulate: bool,
+    hold_off_ns: int | None = None,
+    stuck_ns: int | None = None,
+) -> Rig:
+    """The rig on GPIO: loopback outputs and a :class:`ButtonBank` on one injected factory.
+
+    ``simulate``: every button gets a ``MockConnectedPin`` on a spare pin, wired
+    to its mock input. Otherwise the pin map's ``[selftest.loopback]`` pins are
+    used (buttons without one are not pulsed).
+    """
+    buttons = pinmap.buttons()
+    if simulate:
+        from gpiozero.pins.mock import MockConnectedPin  # type: ignore[import-untyped]
+
+        spare = spare_pins(pinmap)
+        wiring = dict(zip(buttons, spare, strict=False))
+        for key, out_pin in wiring.items():
+            pin_factory.pin(
+                out_pin,
+                pin_class=MockConnectedPin,
+                input_pin=pin_factory.pin(buttons[key].pin),
+            )
+        label = "simulated: gpiozero MockFactory, a MockConnectedPin loopback per button"
+    else:
+        wiring = dict(pinmap.loopback)
+        label = "GPIO loopbacks ([selftest.loopback] outputs wired to the button inputs)"
+    if not wiring:
+        raise SelftestUnavailable(
+            f"{pinmap.source}: no [selftest.loopback] outputs: wire an output pin (through "
+            "1 kΩ) to each button input and list them, e.g. [selftest.loopback] 1 = 7"
+        )
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    bank = ButtonBank(
+        pinmap,
+        pin_factory,
+        inputs.put,
+        hold_off_ns=hold_off_ns,
+        stuck_ns=stuck_ns if stuck_ns is not None else round(DEFAULT_TEST_STUCK_S * 1e9),
+    )
+    try:
+        outputs = {key: (pin, buttons[key].active_low) for key, pin in wiring.items()}
+        source = LoopbackPulses(label, outputs, pin_factory)
+    except BaseException:
+        bank.close()
+        raise
+    return Rig(pinmap, source, inputs, bank.hold_off_ns, bank.stuck_ns, bank, [bank.close])
+
+
+def emulator_rig(pinmap: PinMap, *, hold_off_ns: int | None = None) -> Rig:
+    """The rig through the firmware emulator (see :class:`EmulatorPulses`)."""
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    source = EmulatorPulses([str(s) for s in pinmap.seats], inputs.put)
+    hold_off = pinmap.hold_off_ns if hold_off_ns is None else hold_off_ns
+    return Rig(pinmap, source, inputs, hold_off, None)
+
+
+# -- progress --------------------------------------------------------------------
+
+
+class Progress:
+    """A text progress bar on a stream (stderr); quiet when ``enabled`` is False."""
+
+    def __init__(self, total: int, stream: TextIO, enabled: bool = True, width: int = 30):
+        self.total = max(1, total)
+        self.done = 0
+        self.stream = stream
+        self.enabled = enabled
+        self.width = width
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self._last_percent = -1
+
+    def step(self, note: str, n: int = 1) -> None:
+        self.done = min(self.total, self.done + n)
+        if not self.enabled:
+            return
+        percent = self.done * 100 // self.total
+        if not self.tty and percent // 10 == self._last_percent // 10 and self.done < self.total:
+            return
+        self._last_percent = percent
+        filled = self.width * self.done // self.total
+        bar = "#" * filled + "." * (self.width - filled)
+        end = "" if self.tty else "\n"
+        self.stream.write(f"\r[{bar}] {percent:3d}% {note:<32}{end}")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.enabled and self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# -- waiting for inputs ------------------------------------------------------------
+
+
+def _drain(rig: Rig) -> list[ButtonEvent]:
+    got: list[ButtonEvent] = []
+    while True:
+        try:
+            got.append(rig.inputs.get_nowait())
+        except queue.Empty:
+            return got
+
+
+def _collect(
+    rig: Rig, want: Callable[[list[ButtonEvent]], bool], timeout_s: float
+) -> list[ButtonEvent]:
+    """Inputs until ``want(inputs so far)`` or the timeout."""
+    got: list[ButtonEvent] = []
+    deadline = time.monotonic() + timeout_s
+    while not want(got):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            got.append(rig.inputs.get(timeout=left))
+        except queue.Empty:
+            break
+    return got
+
+
+def _presses_of(events: Sequence[ButtonEvent], key: str) -> list[ButtonEvent]:
+    return [e for e in events if isinstance(e, PRESS_INPUTS) and key_of(e) == key]
+
+
+def _pressed(*keys: str) -> Callable[[list[ButtonEvent]], bool]:
+    """For :func:`_collect`: done once every one of ``keys`` has pressed."""
+
+    def done(got: list[ButtonEvent]) -> bool:
+        return all(_presses_of(got, key) for key in keys)
+
+    return done
+
+
+# -- the checks ------------------------------------------------------------------
+
+
+def check_latency(rig: Rig, count: int, progress: Progress) -> list[LatencyRow]:
+    """``count`` rounds; in each, every button is pressed in turn, then all are released.
+
+    Buttons do not share a hold-off, so a round takes two hold-offs whatever
+    the number of buttons.
+    """
+    keys = rig.keys
+    specs = rig.pinmap.buttons()
+    rows = {key: LatencyRow(key, specs[key].pin) for key in keys}
+    gap_ns = rig.hold_off_ns + 2 * NS_PER_MS
+    for _ in range(count):
+        _drain(rig)
+        first = None
+        for key in keys:
+            t_drive = rig.source.press(key)
+            first = t_drive if first is None else first
+            got = _collect(rig, _pressed(key), REPLY_TIMEOUT_S)
+            presses = _presses_of(got, key)
+            if presses:
+                rows[key].samples_ns.append(presses[0].t - t_drive)
+            else:
+                rows[key].missed += 1
+        _sleep_until((first or time.monotonic_ns()) + gap_ns)
+        t_release = time.monotonic_ns()
+        for key in keys:
+            rig.source.release(key)
+        _sleep_until(t_release + gap_ns)
+        progress.step("latency")
+    return list(rows.values())
+
+
+def _fairness_setup(rules_id: str, seats: int) -> Any:
+    from rules.game import GameSetup
+    from rules.profiles import find_rules
+
+    players = tuple(f"seat {s}" for s in range(1, seats + 1))
+    return GameSetup(find_rules(rules_id), players, chooser=1)
+
+
+def check_fairness(
+    rig: Rig,
+    rules_id: str,
+    pair: tuple[str, str],
+    offsets_us: Sequence[int],
+    trials: int,
+    progress: Progress,
+    settle_ns: int = DEFAULT_SETTLE_NS,
+) -> list[FairnessRow]:
+    """Two buttons pressed ``offset`` apart, the first alternating, through a fresh core each."""
+    setup = _fairness_setup(rules_id, len(rig.pinmap.seats))
+    first_price = setup.rules.rounds[0].prices[0]
+    gap_ns = rig.hold_off_ns + 2 * NS_PER_MS
+    rows: list[FairnessRow] = []
+    for offset in offsets_us:
+        row = FairnessRow(offset)
+        for trial in range(trials):
+            first, second = pair if trial % 2 == 0 else (pair[1], pair[0])
+            core = GameCore(setup)
+            out: list[Decision] = []
+            t0 = time.monotonic_ns() - 3 * NS_PER_MS
+            for item in (Select(t0, 1, first_price), ReadingStart(t0 + 1), ReadingEnd(t0 + 2)):
+                core.push(item, out)
+            _drain(rig)
+            t1, _ = rig.source.press_pair(first, second, offset * NS_PER_US)
+            got = _collect(rig, _pressed(first, second), REPLY_TIMEOUT_S)
+            presses = [e for e in got if isinstance(e, Press)]
+            row.trials += 1
+            stamps = {key_of(p): p.t for p in presses}
+            if first not in stamps or second not in stamps:
+                row.missed += 1
+            else:
+                row.gaps_ns.append(stamps[second] - stamps[first])
+                out = []
+                for press in presses:
+                    core.push(press, out)
+                core.push(Tick(max(stamps.values()) + settle_ns + 1), out)
+                if any(isinstance(d, Tie) for d in out):
+                    row.ties += 1
+                elif any(isinstance(d, Ignored) and d.reason == "late" for d in out):
+                    row.late += 1
+                else:
+                    winner = next((d.seat for d in out if isinstance(d, Recognized)), None)
+                    if winner == int(first):
+                        row.first_won += 1
+                    elif winner == int(second):
+                        row.second_won += 1
+                    else:
+                        row.missed += 1
+            _sleep_until(t1 + gap_ns)
+            t_release = time.monotonic_ns()
+            rig.source.release(first)
+            rig.source.release(second)
+            _sleep_until(t_release + gap_ns)
+            progress.step(f"fairness {offset} µs")
+        rows.append(row)
+    return rows
+
+
+def check_bounce(rig: Rig, progress: Progress) -> list[BounceRow]:
+    """Per button: a burst of edges inside the hold-off must give one press, at its first edge."""
+    specs = rig.pinmap.buttons()
+    rows: list[BounceRow] = []
+    gap_ns = rig.hold_off_ns + 2 * NS_PER_MS
+    for key in rig.keys:
+        _drain(rig)
+        t0 = rig.source.burst(key, BURST_EDGES, BURST_SPACING_NS)
+        _sleep_until(t0 + 2 * rig.hold_off_ns + 5 * NS_PER_MS)
+        presses = _presses_of(_drain(rig), key)
+        first_edge = bool(presses) and presses[0].t < t0 + BURST_SPACING_NS
+        rows.append(BounceRow(key, specs[key].pin, BURST_EDGES, len(presses), first_edge))
+        t_release = rig.source.release(key)
+        _sleep_until(t_release + gap_ns)
+        progress.step("bounce")
+    return rows
+
+
+def check_stuck(rig: Rig, progress: Progress) -> tuple[list[StuckRow], list[str]]:
+    """Hold every button past the threshold; each must be reported, excluded, then freed.
+
+    Returns the rows and the buttons that were already down when the rig started.
+    """
+    bank = rig.bank
+    if bank is None or rig.stuck_ns is None:
+        progress.step("stuck: not on this input path", max(1, len(rig.keys)))
+        return [], []
+    held_at_start = sorted(bank.held_at_start())
+    specs = rig.pinmap.buttons()
+    keys = [k for k in rig.keys if k not in held_at_start]
+    _drain(rig)
+    for key in keys:
+        rig.source.press(key)
+    wanted = set(keys)
+
+    def all_stuck(got: list[ButtonEvent]) -> bool:
+        return wanted <= {e.key for e in got if isinstance(e, ButtonStuck)}
+
+    got = _collect(rig, all_stuck, rig.stuck_ns / 1e9 + 2.0)
+    reported = {e.key for e in got if isinstance(e, ButtonStuck)}
+    excluded = bank.stuck()
+    for key in keys:
+        rig.source.release(key)
+
+    def all_freed(got: list[ButtonEvent]) -> bool:
+        return wanted <= {e.key for e in got if isinstance(e, ButtonFreed)}
+
+    freed = {
+        e.key
+        for e in _collect(rig, all_freed, 1.0 + rig.hold_off_ns / 1e9)
+        if isinstance(e, ButtonFreed)
+    }
+    _sleep_until(time.monotonic_ns() + rig.hold_off_ns + 2 * NS_PER_MS)
+    progress.step("stuck", len(keys) or 1)
+    rows = [StuckRow(k, specs[k].pin, k in reported, k in excluded, k in freed) for k in keys]
+    return rows, held_at_start
+
+
+# -- the whole test ----------------------------------------------------------------
+
+
+@dataclass
+class SelftestOptions:
+    checks: tuple[str, ...] = CHECKS
+    count: int = 100
+    trials: int = 40
+    offsets_us: tuple[int, ...] = DEFAULT_OFFSETS_US
+    rules: str = "tv-modern"
+    pair: tuple[str, str] | None = None
+    png: str | None = "selftest-latency.png"
+
+
+def run_selftest(
+    rig: Rig,
+    options: SelftestOptions,
+    *,
+    mode: str,
+    stderr: TextIO | None = None,
+    progress: bool = True,
+) -> SelftestReport:
+    """Run the chosen checks on ``rig`` and write the histogram (if asked)."""
+    keys = rig.keys
+    seats = [k for k in keys if k.isdigit()]
+    pair = options.pair or (tuple(seats[:2]) if len(seats) >= 2 else None)
+    checks = options.checks
+    if "fairness" in checks and (pair is None or len(pair) != 2):
+        raise SelftestUnavailable("fairness needs two player buttons the rig can press")
+    total = 0
+    if "latency" in checks:
+        total += options.count
+    if "fairness" in checks:
+        total += options.trials * len(options.offsets_us)
+    if "bounce" in checks:
+        total += len(keys)
+    if "stuck" in checks:
+        total += max(1, len(keys))
+    bar = Progress(total, sys.stderr if stderr is None else stderr, progress)
+    report = SelftestReport(
+        mode=mode,
+        source=rig.source.label,
+        pinmap=rig.pinmap.source,
+        hold_off_ms=rig.hold_off_ns / NS_PER_MS,
+        stuck_threshold_s=None if rig.stuck_ns is None else rig.stuck_ns / 1e9,
+    )
+    if "stuck" in checks and rig.bank is not None:
+        report.held_at_start = sorted(rig.bank.held_at_start())
+    if "latency" in checks:
+        report.latency = check_latency(rig, options.count, bar)
+    if "fairness" in checks and pair is not None:
+        report.fairness_rules = options.rules
+        report.fairness_pair = (pair[0], pair[1])
+        report.fairness = check_fairness(
+            rig, options.rules, report.fairness_pair, options.offsets_us, options.trials, bar
+        )
+    if "bounce" in checks:
+        report.bounce = check_bounce(rig, bar)
+    if "stuck" in checks:
+        report.stuck, held = check_stuck(rig, bar)
+        report.held_at_start = sorted(set(report.held_at_start) | set(held))
+    bar.finish()
+    if options.png and report.latency:
+        from hardware.histogram import write_histogram
+
+        series = [
+            (f"{describe_key(r.key)} (GPIO{r.pin})", [s / NS_PER_US for s in r.samples_ns])
+            for r in report.latency
+        ]
+        report.png_size = write_histogram(
+            options.png, series, f"svoyak selftest: edge stamp − drive time ({mode})"
+        )
+        report.png = options.png
+    return report

@@ -1,0 +1,289 @@
+"""Buttons on gpiozero's MockFactory: edge stamps, hold-off, stuck buttons, host buttons.
+
+Every press must carry the time of its edge (the pin's ``ticks``), never the
+time its callback ran: :class:`DeferredPin` holds the callbacks back and
+delivers them late and out of order, and the presses still say when and in
+which order the contacts closed.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory, MockPin
+from gpiozero.pins.pi import PiPin
+
+from buzzer.arbiter.decisions import Decision, Recognized
+from buzzer.arbiter.events import (
+    Input,
+    Judge,
+    Press,
+    ReadingEnd,
+    ReadingStart,
+    Release,
+    Select,
+    Tick,
+)
+from buzzer.core import GameCore
+from hardware.buttons import ButtonBank, ButtonEvent, ButtonFreed, ButtonStuck, EdgeFilter
+from hardware.edgeclock import (
+    DetectedTicks,
+    MonotonicTicks,
+    UnsupportedPinFactory,
+    edge_clock_for,
+)
+from hardware.pinmap import PinMap, parse_pinmap
+from rules.game import GameSetup
+from rules.profiles import find_rules
+
+MS = 1_000_000
+S = 1_000_000_000
+
+
+def pinmap(hold_off_ms: float = 20, stuck_s: float = 10) -> PinMap:
+    return parse_pinmap(
+        {
+            "timing": {"hold_off_ms": hold_off_ms, "stuck_after_s": stuck_s},
+            "players": {"1": 17, "2": 27, "3": {"pin": 22, "pull": "down"}},
+            "host": {"reading_start": 5, "reading_end": 6, "correct": 13, "wrong": 19},
+        },
+        "test.toml",
+    )
+
+
+def drain(q: queue.SimpleQueue[ButtonEvent]) -> list[ButtonEvent]:
+    got = []
+    while not q.empty():
+        got.append(q.get_nowait())
+    return got
+
+
+def ns(ticks: float) -> int:
+    return round(ticks * 1e9)
+
+
+class DeferredPin(MockPin):  # type: ignore[misc]
+    """A mock pin whose edge callbacks wait until :meth:`deliver` (a busy callback thread)."""
+
+    def _call_when_changed(self) -> None:
+        if not hasattr(self, "pending"):
+            self.pending = []
+        self.pending.append((self._last_change, self._state))
+
+    def deliver(self) -> None:
+        for ticks, state in self.pending:
+            PiPin._call_when_changed(self, ticks, state)
+        self.pending = []
+
+
+# -- EdgeFilter: the pure logic -------------------------------------------------------
+
+
+def test_the_first_edge_is_taken_at_once_and_bounces_are_ignored() -> None:
+    f = EdgeFilter(hold_off_ns=20 * MS, stuck_ns=10 * S, active=False, now=0)
+    assert f.edge(1000, True) == [("press", 1000)]
+    for t, level in [(1100, False), (1300, True), (1400, False), (1600, True)]:
+        assert f.edge(t, level) == []  # bounce inside the hold-off
+    assert f.edge(500 * MS, False) == [("release", 500 * MS)]
+    assert f.edge(500 * MS + 50, True) == []  # release bounce
+    assert f.edge(500 * MS + 90, False) == []
+    assert f.edge(900 * MS, True) == [("press", 900 * MS)]
+
+
+def test_a_change_hidden_in_the_hold_off_is_reported_at_its_own_time() -> None:
+    f = EdgeFilter(hold_off_ns=20 * MS, stuck_ns=10 * S, active=False, now=0)
+    assert f.edge(1 * MS, True) == [("press", 1 * MS)]
+    assert f.edge(8 * MS, False) == []  # a 7 ms tap: released inside the hold-off
+    assert f.next_wakeup() == 21 * MS
+    assert f.poll(20 * MS) == []
+    assert f.poll(21 * MS) == [("release", 8 * MS)]
+    # ...or at the next edge, if that comes first
+    g = EdgeFilter(hold_off_ns=20 * MS, stuck_ns=10 * S, active=False, now=0)
+    g.edge(1 * MS, True)
+    g.edge(8 * MS, False)
+    assert g.edge(40 * MS, True) == [("release", 8 * MS), ("press", 40 * MS)]
+
+
+def test_stuck_then_excluded_until_released() -> None:
+    f = EdgeFilter(hold_off_ns=20 * MS, stuck_ns=10 * S, active=False, now=0)
+    f.edge(1 * S, True)
+    assert f.next_wakeup() == 11 * S
+    assert f.poll(11 * S - 1) == []
+    assert f.poll(11 * S) == [("stuck", 11 * S)]
+    assert f.stuck
+    assert f.poll(20 * S) == []  # reported once
+    assert f.edge(30 * S, False) == [("release", 30 * S), ("freed", 30 * S)]
+    assert not f.stuck
+    assert f.edge(31 * S, True) == [("press", 31 * S)]
+
+
+def test_a_button_down_at_the_start_is_not_a_press_but_can_be_stuck() -> None:
+    f = EdgeFilter(hold_off_ns=20 * MS, stuck_ns=10 * S, active=True, now=5 * S)
+    assert f.held_at_start
+    assert f.poll(15 * S) == [("stuck", 15 * S)]
+    assert f.edge(16 * S, False) == [("freed", 16 * S)]  # no press was reported: no release
+    assert not f.held_at_start
+
+
+# -- the bank on mock pins ----------------------------------------------------------
+
+
+def test_presses_carry_the_edge_stamp_not_the_callback_time() -> None:
+    factory = MockFactory(pin_class=DeferredPin)
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    with ButtonBank(pinmap(), factory, inputs.put, watchdog=False):
+        one, two = factory.pin(17), factory.pin(27)
+        one.pending, two.pending = [], []
+        one.drive_low()  # seat 1 presses first...
+        time.sleep(0.002)
+        two.drive_low()  # ...seat 2 two milliseconds later
+        edge_one, edge_two = ns(one.pending[0][0]), ns(two.pending[0][0])
+        assert inputs.empty()  # the callbacks have not run yet
+        time.sleep(0.02)
+        delivered_at = time.monotonic_ns()
+        two.deliver()  # the callbacks run late, and seat 2's first
+        one.deliver()
+        arrived = drain(inputs)
+    assert [type(e) for e in arrived] == [Press, Press]
+    second, first = arrived
+    assert isinstance(first, Press) and isinstance(second, Press)
+    assert (first.seat, first.t) == (1, edge_one)
+    assert (second.seat, second.t) == (2, edge_two)
+    assert first.t < second.t < delivered_at - 15 * MS
+
+    # Fed to the core in arrival order (seat 2 first), the earlier edge still wins. (A settle
+    # window of 1 s: however long the sleep above took, the presses are within it.)
+    settle = 1 * S
+    setup = GameSetup(find_rules("tv-modern"), ("a", "b", "c"), chooser=1, settle_ns=settle)
+    core = GameCore(setup)
+    out: list[Decision] = []
+    t0 = first.t - 100 * MS
+    items: list[Input] = [Select(t0, 1, 100), ReadingStart(t0 + 1), ReadingEnd(t0 + 2)]
+    for item in items + [e for e in arrived if isinstance(e, Press)]:
+        core.push(item, out)
+    core.push(Tick(second.t + settle + 1), out)
+    assert [d.seat for d in out if isinstance(d, Recognized)] == [1]
+
+
+def test_the_first_edge_of_a_burst_is_delivered_at_once_the_rest_ignored() -> None:
+    factory = MockFactory()
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    with ButtonBank(pinmap(hold_off_ms=500), factory, inputs.put, watchdog=False):
+        pin = factory.pin(17)
+        pin.drive_low()
+        stamp = ns(pin._last_change)
+        assert drain(inputs) == [Press(stamp, 1, 1)]  # before the contact stopped bouncing
+        for _ in range(4):
+            pin.drive_high()
+            pin.drive_low()
+        assert drain(inputs) == []
+
+
+def test_a_pull_down_button_presses_on_a_high_level() -> None:
+    factory = MockFactory()
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    with ButtonBank(pinmap(), factory, inputs.put, watchdog=False):
+        pin = factory.pin(22)
+        pin.drive_high()
+        (press,) = drain(inputs)
+        assert isinstance(press, Press) and press.seat == 3
+
+
+def test_host_buttons_send_host_inputs() -> None:
+    factory = MockFactory()
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    with ButtonBank(pinmap(hold_off_ms=0), factory, inputs.put, watchdog=False):
+        for number in (5, 6, 13, 19):
+            factory.pin(number).drive_low()
+            factory.pin(number).drive_high()
+        got = drain(inputs)
+    assert [type(e) for e in got] == [ReadingStart, ReadingEnd, Judge, Judge]
+    assert [e.correct for e in got if isinstance(e, Judge)] == [True, False]
+    assert [e.t for e in got] == sorted(e.t for e in got)
+
+
+def test_a_stuck_button_is_reported_and_excluded_until_released() -> None:
+    factory = MockFactory()
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    # No hold-off: the release below comes at once in real time, ten "seconds" of polls later.
+    with ButtonBank(pinmap(hold_off_ms=0), factory, inputs.put, watchdog=False) as bank:
+        pin = factory.pin(27)
+        pin.drive_low()
+        (press,) = drain(inputs)
+        assert isinstance(press, Press)
+        bank.poll(press.t + 9 * S)
+        assert drain(inputs) == [] and bank.stuck() == frozenset()
+        bank.poll(press.t + 10 * S)
+        (stuck,) = drain(inputs)
+        assert stuck == ButtonStuck(press.t + 10 * S, "2", 27, press.t)
+        assert stuck.seat == 2 and "held for 10.0 s" in stuck.describe()
+        assert bank.stuck() == frozenset({"2"})
+        pin.drive_high()
+        release, freed = drain(inputs)
+        assert isinstance(release, Release) and release.seat == 2
+        assert isinstance(freed, ButtonFreed) and freed.key == "2"
+        assert bank.stuck() == frozenset()
+
+
+def test_the_watchdog_reports_a_stuck_button_by_itself() -> None:
+    factory = MockFactory()
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    with ButtonBank(pinmap(), factory, inputs.put, stuck_ns=50 * MS):
+        factory.pin(17).drive_low()
+        assert isinstance(inputs.get(timeout=5), Press)
+        stuck = inputs.get(timeout=5)
+        assert isinstance(stuck, ButtonStuck) and stuck.key == "1"
+
+
+def test_a_button_down_at_start_is_listed_and_sends_no_press() -> None:
+    # An external pull-up (pull = "none"): a mock pin's internal pull would drive the level.
+    external = parse_pinmap(
+        {
+            "players": {"1": {"pin": 17, "pull": "none", "active_low": True}},
+            "host": {"reading_start": 5, "reading_end": 6},
+        }
+    )
+    factory = MockFactory()
+    factory.pin(17).drive_low()  # held down as the bank starts
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    with ButtonBank(external, factory, inputs.put, watchdog=False) as bank:
+        assert bank.held_at_start() == frozenset({"1"})
+        assert drain(inputs) == []
+        factory.pin(17).drive_high()
+        assert drain(inputs) == []  # no press was sent, so no release either
+        assert bank.held_at_start() == frozenset()
+
+
+def test_devices_use_the_injected_factory_only() -> None:
+    before = Device.pin_factory  # None, unless another test set a global default
+    factory = MockFactory()
+    sink: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    with ButtonBank(pinmap(), factory, sink.put, watchdog=False) as bank:
+        assert all(d.pin_factory is factory for d in bank.devices.values())
+    assert Device.pin_factory is before
+    with pytest.raises(ValueError, match="pin factory"):
+        ButtonBank(pinmap(), None, sink.put)
+
+
+def test_edge_clocks() -> None:
+    assert isinstance(edge_clock_for(MockFactory()), MonotonicTicks)
+
+    class LGPIOFactory:  # stands in for gpiozero's, found by class name
+        pass
+
+    assert isinstance(edge_clock_for(LGPIOFactory()), DetectedTicks)
+    with pytest.raises(UnsupportedPinFactory, match="LGPIOFactory"):
+        edge_clock_for(object())
+
+    mono = time.monotonic_ns() - 5 * MS
+    detected = DetectedTicks()
+    assert detected.to_ns(mono / 1e9) == pytest.approx(mono, abs=1_000)
+    assert detected.name == "monotonic"
+    real = time.time_ns() - 5 * MS
+    other = DetectedTicks()
+    converted = other.to_ns(real / 1e9)
+    assert other.name == "realtime"
+    assert converted == pytest.approx(time.monotonic_ns() - 5 * MS, abs=5 * MS)

@@ -1,0 +1,256 @@
+"""``svoyak selftest --simulate`` and ``svoyak check-buttons --simulate``, end to end."""
+
+from __future__ import annotations
+
+import json
+import struct
+import sys
+import time
+import types
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from buzzer.arbiter.events import Press
+from buzzer.cli import main
+from hardware.report import FairnessRow, LatencyRow, SelftestReport
+
+QUICK = [
+    "--simulate",
+    "--count",
+    "4",
+    "--trials",
+    "2",
+    "--hold-off-ms",
+    "10",
+    "--stuck-s",
+    "0.1",
+]
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    length, kind = struct.unpack(">I4s", data[8:16])
+    assert kind == b"IHDR" and length == 13
+    width, height = struct.unpack(">II", data[16:24])
+    (crc,) = struct.unpack(">I", data[29:33])
+    assert crc == zlib.crc32(data[12:29])
+    return width, height
+
+
+def test_selftest_simulate_json_and_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    png = tmp_path / "latency.png"
+    status = main(["selftest", *QUICK, "--json", "--png", str(png)])
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert status == (0 if report["ok"] else 1)
+    assert report["mode"] == "simulate"
+    buttons = report["latency"]["buttons"]
+    assert [b["key"] for b in buttons] == [
+        "1", "2", "3", "4", "reading_start", "reading_end", "correct", "wrong",
+    ]  # fmt: skip
+    for button in buttons:
+        assert button["n"] == 4 and button["missed"] == 0
+        assert 0 < button["min_us"] <= button["median_us"] <= button["p99_us"] <= button["max_us"]
+    rows = report["fairness"]["rows"]
+    assert [r["offset_us"] for r in rows] == [0, 10, 100, 1000]
+    assert report["fairness"]["rules"] == "tv-modern"
+    for row in rows:
+        assert row["trials"] == 2 and row["missed"] == 0
+        assert row["first_won"] + row["second_won"] + row["ties"] + row["late"] == 2
+        # A stalled machine may make a press arrive too late to be ordered (the arbiter
+        # then says "late"); the later press never wins.
+        if row["offset_us"] >= 100:
+            assert row["second_won"] == 0 and row["ties"] == 0
+    assert all(b["presses"] == 1 and b["first_edge_stamp"] for b in report["bounce"])
+    stuck = report["stuck"]
+    assert stuck["threshold_s"] == 0.1 and stuck["held_at_start"] == []
+    assert all(b["reported"] and b["excluded"] and b["freed"] for b in stuck["buttons"])
+    assert report["png"] == str(png)
+    width, height = png_size(png)
+    assert width == 960 and height > 8 * 60
+    assert "%" in captured.err  # the progress bar
+
+
+def test_selftest_table_championship(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(
+        [
+            "selftest",
+            *QUICK,
+            "--rules",
+            "championship-2003",
+            "--checks",
+            "latency,fairness",
+            "--offsets",
+            "100",
+            "--pair",
+            "2,3",
+            "--png",
+            str(tmp_path / "h.png"),
+            "--no-progress",
+        ]
+    )
+    out = capsys.readouterr()
+    assert out.err == ""
+    table = out.out
+    assert "latency (µs): input edge stamp − output drive time" in table
+    assert "seat 2 and seat 3 pressed an offset apart" in table
+    assert "(championship-2003)" in table
+    assert "bounce" not in table
+    # (only a press delayed past the settle window by a stalled machine could fail it)
+    verdict = "all checks passed" if status == 0 else "SOME CHECKS FAILED"
+    assert table.rstrip().endswith(verdict)
+    assert png_size(tmp_path / "h.png")[0] == 960
+
+
+def test_selftest_emulate_explains_what_is_missing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "firmware_bridge.emulator", None)  # not built yet
+    status = main(["selftest", "--emulate", "--no-png"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "--emulate needs firmware_bridge.emulator and firmware_bridge.link" in err
+
+    monkeypatch.setitem(sys.modules, "firmware_bridge.emulator", types.ModuleType("emulator"))
+    monkeypatch.setitem(sys.modules, "firmware_bridge.link", types.ModuleType("link"))
+    assert main(["selftest", "--emulate", "--no-png"]) == 2
+    assert "selftest_pulse_source(keys, sink)" in capsys.readouterr().err
+
+
+class FakeFirmware:
+    """What ``firmware_bridge`` is asked to provide: presses stamped at the pin, sent to ``sink``.
+
+    Stands in for the emulator and the link: the stamp is the drive time plus
+    a fixed 7 µs, the firmware's hold-off turns a burst into one press.
+    """
+
+    label = "fake firmware"
+
+    def __init__(self, keys: tuple[str, ...], sink: Callable[[Any], None]) -> None:
+        self.keys = keys
+        self.sink = sink
+        self.down: set[str] = set()
+
+    def channels(self) -> tuple[str, ...]:
+        return self.keys
+
+    def press(self, key: str) -> int:
+        t = time.monotonic_ns()
+        if key not in self.down:
+            self.down.add(key)
+            self.sink(Press(t + 7_000, int(key)))
+        return t
+
+    def release(self, key: str) -> int:
+        self.down.discard(key)
+        return time.monotonic_ns()
+
+    def press_pair(self, first: str, second: str, offset_ns: int) -> tuple[int, int]:
+        t = time.monotonic_ns()
+        self.down |= {first, second}
+        self.sink(Press(t + offset_ns + 7_000, int(second)))  # arrives first: order by stamp
+        self.sink(Press(t + 7_000, int(first)))
+        return t, t + offset_ns
+
+    def burst(self, key: str, edges: int, spacing_ns: int) -> int:
+        return self.press(key)
+
+    def close(self) -> None:
+        self.down.clear()
+
+
+def test_selftest_emulate_through_the_pulse_source_contract(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    emulator = types.ModuleType("firmware_bridge.emulator")
+    emulator.selftest_pulse_source = FakeFirmware  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "firmware_bridge.emulator", emulator)
+    monkeypatch.setitem(sys.modules, "firmware_bridge.link", types.ModuleType("link"))
+    quick = ["--count", "3", "--trials", "2", "--hold-off-ms", "1", "--no-png", "--no-progress"]
+    status = main(["selftest", "--emulate", *quick, "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert report["mode"] == "emulate" and "fake firmware" in report["source"]
+    assert [b["key"] for b in report["latency"]["buttons"]] == ["1", "2", "3", "4"]
+    assert all(b["median_us"] == pytest.approx(7.0) for b in report["latency"]["buttons"])
+    rows = report["fairness"]["rows"]
+    assert [r["gap_median_us"] for r in rows] == pytest.approx([0, 10, 100, 1000])
+    assert rows[0]["ties"] == 2  # equal stamps: a tie, drawn by lot
+    assert all(r["first_won"] == 2 for r in rows[1:])
+    assert report["stuck"]["buttons"] == []  # the emulator path has no stuck check here
+
+
+def test_selftest_on_gpio_without_loopbacks_or_lgpio(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pins = tmp_path / "pins.toml"
+    pins.write_text("[players]\n1 = 17\n2 = 27\n[host]\nreading_start = 5\nreading_end = 6\n")
+    status = main(["selftest", "--pins", str(pins), "--no-png"])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "lgpio" in err or "loopback" in err
+
+
+def test_selftest_bad_pin_map(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pins = tmp_path / "pins.toml"
+    pins.write_text("[players]\n1 = 17\n2 = 17\n")
+    assert main(["selftest", "--simulate", "--pins", str(pins)]) == 2
+    err = capsys.readouterr().err
+    assert f"{pins}: [players] 2: GPIO17 is already used by [players] 1" in err
+
+
+def test_a_failed_check_fails_the_report() -> None:
+    report = SelftestReport("simulate", "x", "p", 20.0, 0.5)
+    report.latency = [LatencyRow("1", 17, [1000, 2000])]
+    assert report.ok
+    report.fairness = [FairnessRow(100, trials=2, first_won=1, second_won=1)]
+    assert not report.ok
+    assert "SOME CHECKS FAILED" in report.table()
+
+
+def test_check_buttons_lists_a_missing_button(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(
+        ["check-buttons", "--simulate", "--simulate-missing", "3,wrong", "--timeout", "0.1"]
+    )
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "press seat 1 (GPIO17) … ok" in out
+    assert "press seat 3 (GPIO22) … no press" in out
+    assert out.rstrip().endswith("missing: seat 3 (GPIO22), host wrong (GPIO19)")
+
+
+def test_check_buttons_all_present(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check-buttons", "--simulate"]) == 0
+    assert "all 8 buttons work" in capsys.readouterr().out
+
+
+def test_check_buttons_lights_each_lamp() -> None:
+    import io
+
+    from gpiozero.pins.mock import MockFactory
+
+    from hardware.checkbuttons import check_buttons
+    from hardware.pinmap import example_path, load_pinmap
+
+    pinmap = load_pinmap(example_path())
+    factory = MockFactory()
+    lit: list[int] = []
+
+    def press_and_watch(key: str) -> None:
+        if key.isdigit() and lit:
+            previous = pinmap.podium_lamps[int(lit[-1])].pin
+            assert factory.pin(previous).state  # the last one found stays lit
+        factory.pin(pinmap.buttons()[key].pin).drive_low()
+        factory.pin(pinmap.buttons()[key].pin).drive_high()
+        if key.isdigit():
+            lit.append(int(key))
+
+    out = io.StringIO()
+    result = check_buttons(pinmap, factory, out=out, timeout_s=1, press=press_and_watch, linger_s=0)
+    assert result.ok and result.seen == list(pinmap.buttons())
+    assert lit == [1, 2, 3, 4]
