@@ -1,4 +1,24 @@
 """The pygame board screen, podium lamps, timers and sounds (issue 6).
 
-It renders state snapshots and never decides anything.
+It renders state snapshots and never decides anything: what the game
+engine put in ``Game.snapshot()`` (and, for a few facts the snapshot does not
+carry, the decisions the controller published) is drawn as it is.
+
+Modules (see ``docs/display.md``):
+
+- :mod:`display.scene` — a snapshot plus what the screen needs besides it;
+- :mod:`display.renderer` — draws a scene with dirty tracking;
+- :mod:`display.layout`, :mod:`display.text`, :mod:`display.palette`, :mod:`display.i18n`;
+- :mod:`display.qr` — a small QR encoder (byte mode) for the panel address;
+- :mod:`display.sounds` — synthesised cues through ``pygame.mixer``;
+- :mod:`display.app` — the window / full-screen loop; :mod:`display.commands` — ``svoyak display``.
+
+Importing this package does not import pygame.
 """
+
+from __future__ import annotations
+
+import os
+
+# pygame prints a greeting on import unless told not to; a board screen has no console.
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")

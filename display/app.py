@@ -1,0 +1,256 @@
+"""The board screen's loop: a window on a laptop, full screen on a Pi without a desktop.
+
+The controller calls :meth:`BoardApp.publish` (a controller listener) from
+whatever thread applied an input; the pygame loop on the main thread picks
+up the latest snapshot, draws what changed, updates only those rectangles,
+and plays the cues. Between snapshots it keeps drawing only while something
+animates (a countdown, a blinking lamp); otherwise a frame costs the
+comparison of the widgets' keys.
+
+The video driver is SDL's choice unless ``SDL_VIDEODRIVER`` is set: on
+Raspberry Pi OS Lite that is ``kmsdrm`` (full screen at the mode's
+resolution), on a laptop ``x11``/``wayland``/``cocoa``/``windows`` (a
+window). See ``docs/display.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pygame
+
+from display.i18n import LANGUAGES
+from display.renderer import Renderer
+from display.scene import Facts, Memory, Scene, StartInfo
+from display.sounds import SoundConfig, Sounds, cues_for
+
+#: Drivers that have no windows: always full screen at the display's own mode.
+FULLSCREEN_DRIVERS = frozenset({"kmsdrm", "KMSDRM", "fbcon", "directfb"})
+
+
+@dataclass(frozen=True, slots=True)
+class DisplayConfig:
+    """The screen's settings, from the config's ``display`` mapping.
+
+    ``{"lang": "ru", "fullscreen": null, "size": [1280, 720], "fps": 60,
+    "font": null, "sound": {"volume": 0.8, "mute": false}}``
+    """
+
+    lang: str = "ru"
+    #: None: full screen under a driver without windows (kmsdrm), a window elsewhere.
+    fullscreen: bool | None = None
+    size: tuple[int, int] = (1280, 720)
+    fps: int = 60
+    #: A TTF file instead of pygame's bundled font.
+    font: str | None = None
+    sound: SoundConfig = field(default_factory=SoundConfig)
+
+    @classmethod
+    def from_mapping(cls, config: Mapping[str, Any] | None) -> DisplayConfig:
+        config = dict(config or {})
+        known = {"lang", "fullscreen", "size", "fps", "font", "sound"}
+        unknown = set(config) - known
+        if unknown:
+            raise ValueError(f"unknown display settings: {', '.join(sorted(unknown))}")
+        lang = config.get("lang", "ru")
+        if lang not in LANGUAGES:
+            raise ValueError(f"display lang must be one of {', '.join(LANGUAGES)}, got {lang!r}")
+        fullscreen = config.get("fullscreen")
+        if fullscreen is not None and not isinstance(fullscreen, bool):
+            raise ValueError("display fullscreen must be true, false or null")
+        size = tuple(config.get("size", (1280, 720)))
+        if len(size) != 2 or not all(isinstance(v, int) and 160 <= v <= 8192 for v in size):
+            raise ValueError(f"display size must be [width, height] in pixels, got {size!r}")
+        fps = config.get("fps", 60)
+        if isinstance(fps, bool) or not isinstance(fps, int) or not 1 <= fps <= 240:
+            raise ValueError(f"display fps must be 1..240, got {fps!r}")
+        font = config.get("font")
+        if font is not None and not isinstance(font, str):
+            raise ValueError("display font must be a path to a TTF file")
+        return cls(
+            lang=lang,
+            fullscreen=fullscreen,
+            size=(int(size[0]), int(size[1])),
+            fps=fps,
+            font=font,
+            sound=SoundConfig.from_mapping(config.get("sound")),
+        )
+
+
+class BoardApp:
+    """The board screen: open it, feed it snapshots, run its loop."""
+
+    def __init__(
+        self,
+        config: DisplayConfig | Mapping[str, Any] | None = None,
+        start: StartInfo | None = None,
+        clock: Callable[[], int] | None = None,
+        sounds: bool = True,
+    ) -> None:
+        self.config = (
+            config if isinstance(config, DisplayConfig) else DisplayConfig.from_mapping(config)
+        )
+        #: Shown until the first input of the game (and on the S key).
+        self.start = start
+        self.show_start = start is not None
+        #: Game time in ns; the controller's ``now`` when attached.
+        self.clock = clock
+        self._want_sounds = sounds
+        self._lock = threading.Lock()
+        self._pending: list[tuple[list[Any], dict[str, Any]]] = []
+        self._memory = Memory()
+        self.snapshot: dict[str, Any] | None = None
+        self.facts: Facts = Facts()
+        self._snapshot_at = 0  # monotonic ns when the snapshot arrived
+        self.question_text: str | None = None
+        self.image: pygame.Surface | None = None
+        self.final_theme_names: tuple[str, ...] = ()
+        self.renderer: Renderer | None = None
+        self.sounds: Sounds | None = None
+        self.screen: pygame.Surface | None = None
+        self.running = False
+        #: Called with every pygame event the board does not handle itself
+        #: (e.g. the laptop's keyboard as buttons: stamp ``event`` and submit a Press).
+        self.on_event: Callable[[pygame.event.Event], None] | None = None
+
+    # -- the controller's side (any thread) ---------------------------------------------
+
+    def publish(self, decisions: Sequence[Any], snapshot: Mapping[str, Any]) -> None:
+        """A controller listener: what was decided, and the state after it."""
+        with self._lock:
+            self._pending.append((list(decisions), dict(snapshot)))
+
+    def attach(self, controller: Any) -> None:
+        """Follow a :class:`buzzer.controller.Controller`: its clock, its snapshots."""
+        self.clock = controller.now
+        controller.subscribe(self.publish)
+        self.publish([], controller.snapshot())
+
+    def set_question(self, text: str | None, image: pygame.Surface | None = None) -> None:
+        """The current question's text and picture, from the package (the snapshot has none)."""
+        with self._lock:
+            self.question_text = text
+            self.image = image
+
+    # -- the screen's side (the main thread) ----------------------------------------------
+
+    def open(self) -> pygame.Surface:
+        """Start pygame's display (and mixer), full screen or in a window."""
+        pygame.display.init()
+        pygame.font.init()
+        driver = pygame.display.get_driver()
+        fullscreen = self.config.fullscreen
+        if fullscreen is None:
+            fullscreen = driver in FULLSCREEN_DRIVERS
+        if fullscreen:
+            screen = pygame.display.set_mode((0, 0), pygame.FULLSCREEN)
+            pygame.mouse.set_visible(False)
+        else:
+            screen = pygame.display.set_mode(self.config.size, pygame.RESIZABLE)
+        pygame.display.set_caption("Своя игра")
+        self.screen = screen
+        self.renderer = Renderer(screen, self.config.lang, self.config.font)
+        if self._want_sounds:
+            self.sounds = Sounds(self.config.sound)
+        return screen
+
+    def now(self) -> int:
+        """Game time: the controller's clock, or the last snapshot's ``now`` plus time since."""
+        if self.clock is not None:
+            return self.clock()
+        base = int((self.snapshot or {}).get("now") or 0)
+        return base + (time.monotonic_ns() - self._snapshot_at if self._snapshot_at else 0)
+
+    def scene(self) -> Scene:
+        start = self.start if self.show_start else None
+        return Scene(
+            self.snapshot,
+            self.facts,
+            question_text=self.question_text,
+            image=self.image,
+            final_theme_names=self.final_theme_names,
+            start=start,
+        )
+
+    def _take_pending(self) -> list[str]:
+        with self._lock:
+            pending, self._pending = self._pending, []
+        cues: list[str] = []
+        for decisions, snapshot in pending:
+            before = self.snapshot
+            self.facts = self._memory.feed(decisions)
+            cues.extend(cues_for(decisions, before, snapshot))
+            self.snapshot = snapshot
+            self._snapshot_at = time.monotonic_ns()
+            version = snapshot.get("version")
+            begun = int(version) > 0 if version is not None else bool(decisions)
+            if begun and self.show_start:
+                self.show_start = False  # the first input of the game: the start screen goes
+        return cues
+
+    def handle(self, event: pygame.event.Event) -> None:
+        quit_key = event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE
+        if event.type == pygame.QUIT or quit_key:
+            self.running = False
+        elif event.type == pygame.KEYDOWN and event.key == pygame.K_F11:
+            # A driver without windows (kmsdrm) is always full screen: nothing to toggle.
+            with contextlib.suppress(pygame.error):
+                pygame.display.toggle_fullscreen()
+            self._resized()
+        elif event.type == pygame.KEYDOWN and event.key == pygame.K_s and self.start is not None:
+            self.show_start = not self.show_start
+        elif event.type in (pygame.VIDEORESIZE, pygame.WINDOWSIZECHANGED):
+            self._resized()
+        elif event.type == pygame.WINDOWEXPOSED and self.renderer is not None:
+            self.renderer.invalidate()
+        elif self.on_event is not None:
+            self.on_event(event)
+
+    def _resized(self) -> None:
+        surface = pygame.display.get_surface()
+        if surface is not None and self.renderer is not None:
+            self.screen = surface
+            self.renderer.resize(surface)
+
+    def frame(self) -> list[pygame.Rect]:
+        """One frame: events, new snapshots, drawing, sounds. The rectangles updated."""
+        for event in pygame.event.get():
+            self.handle(event)
+        cues = self._take_pending()
+        renderer = self.renderer
+        assert renderer is not None, "open() first"
+        dirty = renderer.draw(self.scene(), self.now())
+        if dirty:
+            pygame.display.update(dirty)
+        if self.sounds is not None:
+            for cue in cues:
+                self.sounds.play(cue)
+        return dirty
+
+    def run(self, until: Callable[[], bool] | None = None) -> None:
+        """The loop, until the window closes, Escape, or ``until()`` says so."""
+        if self.renderer is None:
+            self.open()
+        clock = pygame.time.Clock()
+        self.running = True
+        while self.running:
+            self.frame()
+            if until is not None and until():
+                break
+            clock.tick(self.config.fps)
+
+    def close(self) -> None:
+        if pygame.mixer.get_init():
+            pygame.mixer.quit()
+        pygame.display.quit()
+
+
+def video_driver_hint() -> str:
+    """What SDL will be asked for: ``SDL_VIDEODRIVER`` or SDL's own choice."""
+    return os.environ.get("SDL_VIDEODRIVER", "auto")

@@ -1,0 +1,111 @@
+"""Play a journal onto the screen: the core fed line by line as game time passes.
+
+This is the display's demo and test driver, not a second controller: it
+feeds the journal's inputs to a :class:`buzzer.core.GameCore` in order, and
+between them ticks at the core's own deadlines, as the live controller does
+(``Controller.tick``), so that a press window is seen to close on time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from buzzer.arbiter.decisions import Decision
+from buzzer.arbiter.events import Input, Tick
+from buzzer.core import GameCore
+from buzzer.journal.codec import InputParser, parse_header
+from display.scene import Facts, Memory
+
+Listener = Callable[[list[Decision], dict[str, Any]], None]
+
+
+class JournalPlayer:
+    """A journal's game, advanced to any instant of game time (ns)."""
+
+    def __init__(self, lines: Sequence[str], base: Path | None = None) -> None:
+        lines = [line for line in lines if line.strip()]
+        self.setup = parse_header(lines[0], base)
+        self.core = GameCore(self.setup)
+        parser = InputParser(len(self.setup.players))
+        self.items: list[Input] = [parser.parse(text, n) for n, text in enumerate(lines[1:], 2)]
+        self.memory = Memory()
+        self.memory.feed(self.core.started)
+        self.index = 0
+        self.now = 0
+        self.version = 0
+        self.finished = False
+
+    @property
+    def end(self) -> int:
+        """The instant of the last input."""
+        return max((item.t for item in self.items), default=0)
+
+    @property
+    def done(self) -> bool:
+        return self.index >= len(self.items)
+
+    def next_time(self) -> int | None:
+        """When the next input or deadline falls, if any."""
+        candidates = []
+        if not self.done:
+            candidates.append(self.items[self.index].t)
+        deadline = self.core.next_deadline()
+        if deadline is not None and deadline > self.now:
+            candidates.append(deadline)
+        return min(candidates) if candidates else None
+
+    def advance(self, t: int) -> list[Decision]:
+        """Apply every input and deadline up to ``t``; the decisions they made."""
+        out: list[Decision] = []
+        while True:
+            deadline = self.core.next_deadline()
+            upcoming = self.items[self.index].t if not self.done else None
+            if (
+                deadline is not None
+                and deadline <= t
+                and (upcoming is None or deadline <= upcoming)
+            ):
+                self.core.push(Tick(deadline), out)
+                if self.core.next_deadline() == deadline:  # nothing moved it: stop ticking
+                    break
+                continue
+            if upcoming is not None and upcoming <= t:
+                self.core.push(self.items[self.index], out)
+                self.index += 1
+                continue
+            break
+        if self.done and not self.finished and t >= self.end:
+            self.core.finish(out)
+            self.finished = True
+        self.now = max(self.now, t)
+        if out:
+            self.version += 1
+            self.memory.feed(out)
+        return out
+
+    def step(self) -> list[Decision]:
+        """Advance to the next input or deadline."""
+        t = self.next_time()
+        return self.advance(self.end if t is None else t)
+
+    def snapshot(self) -> dict[str, Any]:
+        snapshot = dict(self.core.snapshot())
+        snapshot["version"] = self.version
+        snapshot["now"] = self.now
+        return snapshot
+
+    def facts(self) -> Facts:
+        return self.memory.facts()
+
+
+def read_journal(path: Path) -> list[str]:
+    """A journal's lines: JSON Lines, or a game's SQLite journal."""
+    data = path.read_bytes()
+    if data.startswith(b"SQLite format 3\x00"):
+        from buzzer.journal.store import JournalStore
+
+        with JournalStore(path) as store:
+            return list(store.lines())
+    return data.decode("utf-8").splitlines()

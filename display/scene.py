@@ -1,0 +1,178 @@
+"""What one frame shows: the game's snapshot, plus what the screen needs besides it.
+
+The snapshot (``Game.snapshot()``, with the controller's ``version`` and
+``now``) is the state. A few things a screen shows are not in it but are in
+the decisions the controller publishes alongside: whose turn it is to remove
+a final theme, the final stakes revealed so far, the final's answer timer,
+the cat's hand-over and its value options. :class:`Memory` collects those
+from the decisions, as facts to show; nothing here decides anything.
+
+The question's text and picture come from the question package, which the
+snapshot does not carry: whoever drives the screen passes them in the scene.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pygame
+
+Snapshot = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class StartInfo:
+    """The start screen: the host's PIN and the panel's address (shown with a QR code)."""
+
+    pin: str | None = None
+    url: str | None = None
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What the decisions told and the snapshot does not (see :class:`Memory`)."""
+
+    final_turn: int | None = None
+    final_total: int = 0
+    revealed: Mapping[int, int] = field(default_factory=dict)
+    final_until: int | None = None
+    cat_from: int | None = None
+    cat_to: int | None = None
+    cat_options: tuple[int, ...] = ()
+    special_opener: int | None = None
+
+
+def _kind(decision: Any) -> str:
+    if isinstance(decision, Mapping):
+        return str(decision.get("type", ""))
+    return str(decision.TYPE)
+
+
+def _field(decision: Any, name: str) -> Any:
+    if isinstance(decision, Mapping):
+        return decision.get(name)
+    getter = getattr(decision, "get", None)
+    if getter is not None and hasattr(decision, "fields"):
+        try:
+            return getter(name)
+        except KeyError:
+            return None
+    return getattr(decision, name, None)
+
+
+class Memory:
+    """Facts from the decision stream, for the screens that need them.
+
+    Feed it every batch of decisions (``Decision`` objects or their JSON
+    dicts) in order; :meth:`facts` is an immutable view for a scene.
+    """
+
+    def __init__(self) -> None:
+        self._facts = Facts()
+
+    def feed(self, decisions: Iterable[Any]) -> Facts:
+        facts = self._facts
+        changes: dict[str, Any] = {}
+        revealed: dict[int, int] | None = None
+        for decision in decisions:
+            kind = _kind(decision)
+            if kind == "final_started":
+                changes.update(final_total=int(_field(decision, "themes") or 0), final_turn=None)
+                changes.update(final_until=None)
+                revealed = {}
+            elif kind == "final_turn":
+                changes["final_turn"] = _field(decision, "seat")
+            elif kind == "final_theme":
+                changes["final_turn"] = None
+            elif kind == "final_timer":
+                until = _field(decision, "until")
+                changes["final_until"] = None if until is None else round(float(until) * 1e9)
+            elif kind == "final_stake" and _field(decision, "stake") is not None:
+                if revealed is None:
+                    revealed = dict(facts.revealed)
+                revealed[int(_field(decision, "seat"))] = int(_field(decision, "stake"))
+            elif kind == "special":
+                changes.update(special_opener=_field(decision, "opener"), cat_options=())
+                changes.update(cat_from=None, cat_to=None)
+            elif kind == "cat_given":
+                changes.update(cat_from=_field(decision, "from"), cat_to=_field(decision, "to"))
+            elif kind == "cat_prices":
+                changes["cat_options"] = tuple(int(v) for v in _field(decision, "options") or ())
+            elif kind == "shootout_started":
+                changes["final_until"] = None
+        if revealed is not None:
+            changes["revealed"] = revealed
+        if changes:
+            self._facts = dataclasses.replace(facts, **changes)
+        return self._facts
+
+    def facts(self) -> Facts:
+        return self._facts
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """Everything one frame shows."""
+
+    snapshot: Snapshot | None
+    facts: Facts = field(default_factory=Facts)
+    #: The question's text from the package (the snapshot has none).
+    question_text: str | None = None
+    #: The question's picture from the package.
+    image: pygame.Surface | None = None
+    #: Names of the final's themes, 1-based in the snapshot's numbering.
+    final_theme_names: tuple[str, ...] = ()
+    #: Show the start screen (PIN, panel address) instead of the game.
+    start: StartInfo | None = None
+
+
+# Screen kinds, one per layout.
+START = "start"
+BOARD = "board"
+QUESTION = "question"
+BIDDING = "bidding"
+CAT = "cat"
+SPECIAL = "special"
+FINAL_REMOVE = "final_remove"
+FINAL_STAKES = "final_stakes"
+FINAL_JUDGING = "final_judging"
+OVER = "over"
+
+SCREENS = (
+    START,
+    BOARD,
+    QUESTION,
+    BIDDING,
+    CAT,
+    SPECIAL,
+    FINAL_REMOVE,
+    FINAL_STAKES,
+    FINAL_JUDGING,
+    OVER,
+)
+
+_BY_STAGE = {
+    "board": BOARD,
+    "question": QUESTION,
+    "bidding": BIDDING,
+    "cat_give": CAT,
+    "cat_price": CAT,
+    "special": SPECIAL,
+    "final_remove": FINAL_REMOVE,
+    "final_stakes": FINAL_STAKES,
+    "final_judging": FINAL_JUDGING,
+    "over": OVER,
+}
+
+
+def screen_kind(scene: Scene) -> str:
+    """Which screen a scene is drawn on: the start screen, or the one for the game's stage."""
+    snapshot = scene.snapshot
+    if scene.start is not None or snapshot is None:
+        return START
+    return _BY_STAGE.get(str(snapshot.get("stage")), BOARD)

@@ -1,0 +1,355 @@
+"""From a scene to what each part of the screen says: plain data, no pixels.
+
+These functions read the snapshot and turn it into the words, numbers and
+lamp states the renderer draws. They decide nothing about the game: who is
+answering, who is locked out, who has answered, whose turn it is — all of
+it is read from the snapshot (or the decisions' facts in the scene).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from display import i18n
+from display import scene as screens
+from display.i18n import tr
+from display.scene import Scene, Snapshot
+
+# Lamp states.
+LAMP_OFF = "off"
+LAMP_ON = "on"
+LAMP_FALSE_START = "false_start"  # blinks while the lockout lasts
+LAMP_DIM = "dim"
+
+# Tones of a status line.
+TONE_PLAIN = "plain"
+TONE_GOLD = "gold"
+TONE_RED = "red"
+TONE_MUTED = "muted"
+TONE_GREEN = "green"
+
+# Countdown kinds.
+WINDOW = "window"  # the press window (closes_at)
+ANSWER = "answer"  # the answering player's time (answer_deadline, special_deadline)
+FINAL = "final"  # the final's written answers
+
+BLINK_NS = 150_000_000  # a false-start lamp blinks at ~3 Hz
+
+
+@dataclass(frozen=True, slots=True)
+class PodiumView:
+    seat: int
+    name: str
+    score: str
+    negative: bool
+    lamp: str
+    dim: bool
+    active: bool
+    status: str
+    tone: str
+
+
+@dataclass(frozen=True, slots=True)
+class Countdown:
+    kind: str
+    deadline: int
+    remaining: int
+
+
+def seats(snapshot: Snapshot) -> list[int]:
+    return list(range(1, len(snapshot.get("players") or ()) + 1))
+
+
+def player_name(snapshot: Snapshot, seat: int | None, lang: str) -> str:
+    players = snapshot.get("players") or ()
+    if seat is None:
+        return ""
+    if 1 <= seat <= len(players):
+        return str(players[seat - 1])
+    return tr("seat", lang, n=seat)
+
+
+def _int_keys(mapping: Mapping[str, Any] | None) -> dict[int, Any]:
+    return {int(k): v for k, v in (mapping or {}).items()}
+
+
+def theme_names(snapshot: Snapshot, lang: str) -> list[str]:
+    """The board's theme titles (the shootout's one theme is called the shootout)."""
+    if snapshot.get("shootout"):
+        return [tr("shootout", lang)] * len(snapshot.get("themes") or ())
+    return [str(t) for t in snapshot.get("themes") or ()]
+
+
+def cell_theme(snapshot: Snapshot, lang: str) -> str:
+    cell = snapshot.get("cell")
+    names = theme_names(snapshot, lang)
+    theme = int(cell[0]) if cell else 0
+    return names[theme - 1] if 1 <= theme <= len(names) else ""
+
+
+def cell_price(snapshot: Snapshot) -> int | None:
+    cell = snapshot.get("cell")
+    return int(cell[1]) if cell else None
+
+
+def special_title(snapshot: Snapshot, lang: str) -> str:
+    kind = snapshot.get("special")
+    if kind == "stake":
+        rules = str(snapshot.get("rules") or "")
+        return tr("auction_title" if rules.startswith("tv") else "stake_title", lang)
+    if kind == "cat":
+        return tr("cat_title", lang)
+    if kind == "sponsor":
+        return tr("sponsor_title", lang)
+    return ""
+
+
+def round_title(snapshot: Snapshot, lang: str) -> str:
+    shootout = snapshot.get("shootout")
+    if shootout:
+        number = int(shootout.get("number") or 1)
+        return tr("shootout", lang) if number == 1 else tr("shootout_n", lang, n=number)
+    name = snapshot.get("round_name")
+    return str(name) if name else tr("round", lang, n=snapshot.get("round", 1))
+
+
+def countdown(scene: Scene, now: int) -> Countdown | None:
+    """The timer running now, if any: the press window, the answer, the final's 30 s."""
+    snapshot = scene.snapshot
+    if snapshot is None or scene.start is not None:
+        return None
+    stage = snapshot.get("stage")
+    deadline: int | None = None
+    kind = WINDOW
+    if stage == "question":
+        if snapshot.get("closes_at") is not None:
+            deadline = int(snapshot["closes_at"])
+        elif snapshot.get("answering") is not None and snapshot.get("answer_deadline") is not None:
+            deadline, kind = int(snapshot["answer_deadline"]), ANSWER
+    elif stage == "special" and snapshot.get("special_deadline") is not None:
+        deadline, kind = int(snapshot["special_deadline"]), ANSWER
+    elif stage in ("final_stakes", "final_judging") and scene.facts.final_until is not None:
+        deadline, kind = scene.facts.final_until, FINAL
+    if deadline is None or (kind == FINAL and deadline <= now):
+        return None
+    return Countdown(kind, deadline, deadline - now)
+
+
+def _locked(snapshot: Snapshot, now: int) -> dict[int, int]:
+    if snapshot.get("stage") != "question":
+        return {}
+    return {s: int(u) for s, u in _int_keys(snapshot.get("locked_until")).items() if int(u) > now}
+
+
+def animating(scene: Scene, now: int) -> bool:
+    """True while something moves without the snapshot changing: a countdown, a blinking lamp."""
+    snapshot = scene.snapshot
+    if snapshot is None or scene.start is not None:
+        return False
+    timer = countdown(scene, now)
+    if timer is not None and timer.remaining > 0:
+        return True
+    return bool(_locked(snapshot, now))
+
+
+def blink_on(now: int) -> bool:
+    return (now // BLINK_NS) % 2 == 0
+
+
+def margins(snapshot: Snapshot) -> dict[int, int]:
+    """Seat → µs behind the answering player's press, while someone is answering."""
+    if snapshot.get("stage") != "question" or snapshot.get("phase") != "answering":
+        return {}
+    return {int(s): int(v) for s, v in (snapshot.get("margins_us") or {}).items()}
+
+
+def winning_margin(snapshot: Snapshot) -> int | None:
+    """By how much the answering player won the button: the closest other press."""
+    behind = margins(snapshot)
+    return min(behind.values()) if behind else None
+
+
+def podiums(scene: Scene, now: int, lang: str) -> list[PodiumView]:
+    snapshot = scene.snapshot
+    if snapshot is None:
+        return []
+    facts = scene.facts
+    stage = snapshot.get("stage")
+    scores = _int_keys(snapshot.get("scores"))
+    answering = snapshot.get("answering") if stage in ("question", "special") else None
+    locked = _locked(snapshot, now)
+    answered = set(snapshot.get("answered") or ()) if stage == "question" else set()
+    behind = margins(snapshot)
+    chooser = snapshot.get("chooser")
+    bidding = snapshot.get("bidding") or None
+    final = snapshot.get("final") or None
+    shootout = snapshot.get("shootout") or None
+    shootout_seats = set(shootout.get("seats") or ()) if shootout else set()
+    shootout_scores = _int_keys(shootout.get("scores")) if shootout else {}
+    final_stage = str(stage).startswith("final")
+    finalists = set(final.get("seats") or ()) if final else set()
+    out: list[PodiumView] = []
+    for seat in seats(snapshot):
+        score = int(shootout_scores.get(seat, scores.get(seat, 0)))
+        lamp = LAMP_OFF
+        dim = False
+        active = False
+        status, tone = "", TONE_PLAIN
+        if shootout and seat not in shootout_seats:
+            dim = True
+        if final_stage and seat not in finalists:
+            dim = True
+        if stage == "question" and seat in answered and seat != answering:
+            dim = True
+        if stage == "over":
+            winner = snapshot.get("winner")
+            if winner == seat:
+                lamp, active, status, tone = LAMP_ON, True, tr("winner_status", lang), TONE_GOLD
+        elif seat == answering:
+            lamp, active = LAMP_ON, True
+            won_by = winning_margin(snapshot)
+            if won_by is None:
+                status, tone = tr("answering", lang), TONE_GOLD
+            elif won_by == 0:
+                status, tone = tr("draw", lang), TONE_GOLD
+            else:
+                status, tone = tr("faster_by", lang, margin=i18n.margin(won_by, lang)), TONE_GOLD
+        elif seat in locked:
+            lamp, status, tone = LAMP_FALSE_START, tr("false_start", lang), TONE_RED
+        elif seat in behind:
+            us = behind[seat]
+            status = (
+                tr("draw", lang) if us == 0 else tr("behind_by", lang, margin=i18n.margin(us, lang))
+            )
+            tone = TONE_MUTED
+        elif stage == "question" and seat in answered:
+            status, tone = tr("answered", lang), TONE_MUTED
+        elif stage == "board" and chooser == seat and not shootout:
+            active, status, tone = True, tr("chooses", lang), TONE_GOLD
+        elif stage == "bidding" and bidding:
+            if seat in (bidding.get("passed") or ()):
+                dim, status, tone = True, tr("passed", lang), TONE_MUTED
+            elif bidding.get("turn") == seat:
+                active, status, tone = True, tr("turn", lang), TONE_GOLD
+            elif bidding.get("leader") == seat and bidding.get("bid") is not None:
+                status = f"{tr('leads', lang)} · {i18n.number(int(bidding['bid']))}"
+                tone = TONE_GREEN
+        elif (stage == "cat_give" and chooser == seat) or (
+            stage == "cat_price" and facts.cat_to == seat
+        ):
+            active, status, tone = True, tr("cat_title", lang), TONE_GOLD
+        elif stage == "final_remove" and facts.final_turn == seat:
+            active, status, tone = True, tr("turn", lang), TONE_GOLD
+        elif stage == "final_stakes" and seat in finalists:
+            staked = seat in (final.get("staked") or ()) if final else False
+            status = tr("stake_in" if staked else "stake_wait", lang)
+            tone = TONE_GREEN if staked else TONE_MUTED
+        elif stage == "final_judging" and seat in finalists:
+            order = list(final.get("judge_order") or ()) if final else []
+            if seat in facts.revealed:
+                status = tr("stake_shown", lang, amount=i18n.number(facts.revealed[seat]))
+            else:
+                status = tr("stake_hidden", lang)
+            if order and order[0] == seat:
+                active, tone = True, TONE_GOLD
+        if dim and lamp == LAMP_OFF:
+            lamp = LAMP_DIM
+        out.append(
+            PodiumView(
+                seat=seat,
+                name=player_name(snapshot, seat, lang),
+                score=i18n.number(score),
+                negative=score < 0,
+                lamp=lamp,
+                dim=dim,
+                active=active,
+                status=status,
+                tone=tone,
+            )
+        )
+    return out
+
+
+def question_status(snapshot: Snapshot, lang: str) -> tuple[str, str]:
+    """The line under the question: reading, buzz in, who answers (and by how much)."""
+    stage = snapshot.get("stage")
+    if stage == "special":
+        name = player_name(snapshot, snapshot.get("answering"), lang)
+        value = snapshot.get("value")
+        if value is None:
+            return tr("answers", lang, name=name), TONE_GOLD
+        return tr("plays_for", lang, name=name, value=i18n.number(int(value))), TONE_GOLD
+    phase = snapshot.get("phase")
+    if phase == "answering":
+        name = player_name(snapshot, snapshot.get("answering"), lang)
+        text = tr("answers", lang, name=name)
+        won_by = winning_margin(snapshot)
+        if won_by:
+            text = f"{text} · {tr('faster_by', lang, margin=i18n.margin(won_by, lang))}"
+        return text, TONE_GOLD
+    if phase == "open":
+        return tr("press_now", lang), TONE_GREEN
+    if phase == "reading":
+        return tr("reading", lang), TONE_MUTED
+    if phase == "selected":
+        return tr("selected", lang), TONE_MUTED
+    if phase == "closed":
+        return tr("closed", lang), TONE_MUTED
+    return "", TONE_PLAIN
+
+
+def header(scene: Scene, kind: str, lang: str) -> tuple[str, str]:
+    """The header's (left, right) texts for a screen."""
+    snapshot = scene.snapshot
+    if snapshot is None:
+        return tr("title", lang), ""
+    price = cell_price(snapshot)
+    price_text = "" if price is None else i18n.number(price)
+    if kind == screens.BOARD:
+        return round_title(snapshot, lang), ""
+    if kind == screens.QUESTION:
+        theme = cell_theme(snapshot, lang)
+        if snapshot.get("shootout"):
+            theme = round_title(snapshot, lang)
+        return theme, price_text
+    if kind in (screens.BIDDING, screens.CAT):
+        return special_title(snapshot, lang), f"{cell_theme(snapshot, lang)} · {price_text}"
+    if kind == screens.SPECIAL:
+        title = special_title(snapshot, lang)
+        theme = cell_theme(snapshot, lang)
+        value = snapshot.get("value")
+        return f"{title} · {theme}" if title else theme, "" if value is None else i18n.number(
+            int(value)
+        )
+    if kind in (screens.FINAL_REMOVE, screens.FINAL_STAKES, screens.FINAL_JUDGING):
+        subtitle = {
+            screens.FINAL_STAKES: tr("stakes", lang),
+            screens.FINAL_JUDGING: tr("judging", lang),
+        }.get(kind, "")
+        return tr("final", lang), subtitle
+    if kind == screens.OVER:
+        return tr("game_over", lang), ""
+    return tr("title", lang), ""
+
+
+def final_theme_names(scene: Scene, lang: str) -> list[str]:
+    """Every theme the final offered, by number (names from the package when given)."""
+    snapshot = scene.snapshot or {}
+    final = snapshot.get("final") or {}
+    left = [int(t) for t in final.get("themes_left") or ()]
+    total = max([scene.facts.final_total, len(scene.final_theme_names), *left, 0])
+    names = list(scene.final_theme_names)
+    return [
+        names[i] if i < len(names) and names[i] else tr("final_theme", lang, n=i + 1)
+        for i in range(total)
+    ]
+
+
+def ranking(snapshot: Snapshot, lang: str) -> list[tuple[str, str, bool]]:
+    """(name, score, negative) from the highest score down (the winner first)."""
+    scores = _int_keys(snapshot.get("scores"))
+    winner = snapshot.get("winner")
+    order = sorted(scores, key=lambda s: (s != winner, -scores[s], s))
+    return [(player_name(snapshot, s, lang), i18n.number(scores[s]), scores[s] < 0) for s in order]
