@@ -50,6 +50,9 @@ class GameCore:
         self._recorded: dict[tuple[int, ...], deque[tuple[int, int]]] = {}
         # Every input in arrival order, and the refs of host commands undone since.
         self.history: list[Input] = []
+        # The latest arrival (ref) among the presses applied so far: a host command
+        # that arrived before it yet is applied after it was overtaken (see _apply).
+        self._latest_press_ref = 0
         self.undone: frozenset[int] = frozenset()
 
     def push(self, item: Input, out: list[Decision]) -> None:
@@ -232,6 +235,9 @@ class GameCore:
             game.advance(buffer.safe_until, out)
 
     def _apply_presses(self, batch: tuple[Press, ...], out: list[Decision]) -> None:
+        latest = max(p.ref for p in batch)
+        if latest > self._latest_press_ref:
+            self._latest_press_ref = latest
         if len(batch) == 1:
             self.game.press(batch[0].t, (batch[0].seat,), out)
             return
@@ -242,4 +248,12 @@ class GameCore:
         try:
             self.game.apply(item, out)
         except SequenceError as exc:
+            if self._latest_press_ref > item.ref > 0:
+                # A press that arrived after this command but happened before it
+                # was put ahead of it by the settle window, and changed the game
+                # (a press during the reading stopped it just as the host ended
+                # it): the command was overtaken, not mistaken. Its line stays in
+                # the journal; it has no effect, and the host is told why.
+                out.append(Note(item.t, "overtaken", (("line", item.ref), ("reason", str(exc)))))
+                return
             raise InputError(item.ref, str(exc)) from None

@@ -1,0 +1,436 @@
+"""The panel's FastAPI app: pages, the JSON API, the WebSocket.
+
+``create_app(controller, pin)`` serves one game. The controller stays the
+one owner of the game's state; the app only turns taps into checked inputs
+(``gate.py``) and snapshots into WebSocket messages (``hub.py``).
+
+Host routes (every method but GET/HEAD/OPTIONS, and the host-only reads)
+need the session cookie that ``POST /api/login`` gives for the PIN; a small
+ASGI middleware refuses them before any body is read, so no request made
+without the PIN can act, whatever it carries. Viewer pages, ``GET
+/api/state`` and the WebSocket need no PIN and cannot act.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import Depends, FastAPI, Request, WebSocket
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.security import APIKeyCookie
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import cookie_parser
+
+from buzzer import __version__
+from buzzer.arbiter.events import Press
+from buzzer.controller import Controller
+from buzzer.panel import messages
+from buzzer.panel.auth import COOKIE, PinGuard
+from buzzer.panel.gate import CommandGate, SeatError
+from buzzer.panel.hub import PanelHub
+from buzzer.panel.models import (
+    CommandLog,
+    CommandRequest,
+    CommandResult,
+    DismissRequest,
+    ErrorBody,
+    LoginRequest,
+    PressRequest,
+    SessionInfo,
+    StateBody,
+    StuckRequest,
+)
+from buzzer.panel.ticker import Ticker
+
+STATIC = Path(__file__).parent / "static"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: Reads that only the host may make (they show hidden final stakes).
+HOST_READS = frozenset({"/api/commands"})
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+@dataclass
+class Panel:
+    """What one served game's panel is made of (``app.state.panel``)."""
+
+    controller: Controller
+    hub: PanelHub
+    gate: CommandGate
+    guard: PinGuard
+    ticker: Ticker | None
+    simulate: bool
+
+    # -- the alert API for the hardware layer --------------------------------
+
+    def stuck_button(self, seat: int, held_ms: int | None = None) -> None:
+        """A button has been held down too long (thread-safe)."""
+        self.hub.alert("stuck", seat, held_ms=held_ms)
+
+    def button_released(self, seat: int) -> None:
+        """The stuck button came up: take its alert down (thread-safe)."""
+        self.hub.clear_alerts("stuck", seat)
+
+
+def same_origin(headers: list[tuple[bytes, bytes]]) -> bool:
+    """False when a browser says the request comes from another site's page."""
+    found = {k: v for k, v in headers if k in (b"origin", b"host")}
+    origin = found.get(b"origin")
+    if origin is None or origin == b"null":
+        return origin is None
+    return urlsplit(origin.decode("latin-1")).netloc == found.get(b"host", b"").decode("latin-1")
+
+
+def session_token(headers: list[tuple[bytes, bytes]]) -> str | None:
+    for key, value in headers:
+        if key == b"cookie":
+            token = cookie_parser(value.decode("latin-1")).get(COOKIE)
+            if token:
+                return token
+    return None
+
+
+class HostGuard:
+    """ASGI middleware: a host route without a valid session gets 401 before anything else."""
+
+    def __init__(self, app: ASGIApp, guard: PinGuard) -> None:
+        self.app = app
+        self.guard = guard
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            path: str = scope["path"]
+            acts = scope["method"] not in SAFE_METHODS
+            if acts or path in HOST_READS:
+                headers = scope["headers"]
+                refusal: tuple[int, messages.Message] | None = None
+                if acts and not same_origin(headers):
+                    refusal = (403, messages.FOREIGN_ORIGIN)
+                elif path != "/api/login" and not self.guard.valid(session_token(headers)):
+                    refusal = (401, messages.PIN_REQUIRED)
+                if refusal is not None:
+                    response = JSONResponse(
+                        refusal[1].body(),
+                        status_code=refusal[0],
+                        headers={"WWW-Authenticate": 'PIN realm="svoyak"'}
+                        if refusal[0] == 401
+                        else None,
+                    )
+                    await response(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)
+
+
+_cookie_scheme = APIKeyCookie(
+    name=COOKIE,
+    auto_error=False,
+    description="the host's session: POST /api/login with the PIN sets it",
+)
+
+
+async def _host_session(token: str | None = Depends(_cookie_scheme)) -> None:
+    """Documents the cookie in the OpenAPI schema (HostGuard enforces it)."""
+
+
+HOST = [Depends(_host_session)]
+REFUSALS: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorBody, "description": "no valid host session: log in with the PIN"},
+    403: {"model": ErrorBody, "description": "the request came from another site's page"},
+}
+
+
+def create_app(
+    controller: Controller,
+    pin: str,
+    *,
+    simulate: bool = False,
+    tick: bool = True,
+    max_pin_failures: int = 5,
+    pin_window_s: float = 60.0,
+    secure_cookie: bool = False,
+    static_dir: Path = STATIC,
+) -> FastAPI:
+    """The panel of the game ``controller`` owns.
+
+    ``pin``: 4–6 digits (``auth.new_pin()`` draws one). ``simulate``: add the
+    demo's simulated buttons (``/api/simulate/*``). ``tick``: run the ticker
+    thread that lets time pass in the controller (leave it on unless the
+    caller ticks the controller itself). ``secure_cookie``: mark the session
+    cookie Secure (only behind HTTPS).
+    """
+    hub = PanelHub(controller)
+    guard = PinGuard(pin, max_failures=max_pin_failures, window_s=pin_window_s)
+    ticker = Ticker(controller) if tick else None
+    if ticker is not None:
+        hub.on_input = ticker.poke
+    panel = Panel(controller, hub, CommandGate(controller, hub), guard, ticker, simulate)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        hub.attach(asyncio.get_running_loop())
+        if ticker is not None:
+            ticker.start()
+        try:
+            yield
+        finally:
+            if ticker is not None:
+                ticker.stop()
+            await hub.close_all()
+
+    app = FastAPI(
+        title="svoyak host panel",
+        version=__version__,
+        description="The host's tablet panel of «Своя игра»: host commands (PIN), "
+        "the read-only state, and live updates over the WebSocket /ws (see docs/panel.md).",
+        lifespan=lifespan,
+        # FastAPI's /docs and /redoc pages load their scripts from a CDN: the panel
+        # works offline, so only the schema itself is published.
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.panel = panel
+    app.add_middleware(HostGuard, guard=guard)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = [
+            {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": e.get("type")}
+            for e in exc.errors()
+        ]
+        where = "; ".join(f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in errors[:5])
+        return JSONResponse(
+            {
+                "detail": errors,
+                "message": f"Неверный запрос: {where}",
+                "message_en": f"Invalid request: {where}",
+            },
+            status_code=422,
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 400:
+            # A body that is not even JSON (FastAPI's 400): one more invalid request.
+            return JSONResponse(
+                {
+                    "detail": [
+                        {
+                            "loc": ["body"],
+                            "msg": "the body could not be read",
+                            "type": "json_invalid",
+                        }
+                    ],
+                    "message": "Неверный запрос: тело запроса не читается",
+                    "message_en": "Invalid request: the body could not be read",
+                },
+                status_code=422,
+            )
+        return await http_exception_handler(request, exc)
+
+    # -- pages ---------------------------------------------------------------
+
+    def page(name: str) -> FileResponse:
+        return FileResponse(static_dir / name, headers={"Cache-Control": "no-cache"})
+
+    @app.get("/", include_in_schema=False)
+    async def host_page() -> FileResponse:
+        return page("host.html")
+
+    @app.get("/view", include_in_schema=False)
+    async def viewer_page() -> FileResponse:
+        return page("view.html")
+
+    app.mount("/static", StaticFiles(directory=static_dir), name="static")
+
+    # -- public reads --------------------------------------------------------
+
+    @app.get("/api/state", response_model=StateBody, tags=["viewer"])
+    async def state() -> dict[str, Any]:
+        """The game's snapshot and the panel-level state (no PIN needed)."""
+        return {"snapshot": controller.snapshot(), "panel": hub.panel_state(host=False)}
+
+    @app.get("/api/session", response_model=SessionInfo, tags=["host"])
+    async def session(request: Request) -> dict[str, Any]:
+        """Whether this browser holds a host session."""
+        return {"host": guard.valid(request.cookies.get(COOKIE))}
+
+    # -- the host ------------------------------------------------------------
+
+    @app.post(
+        "/api/login",
+        response_model=SessionInfo,
+        tags=["host"],
+        responses={
+            401: {"model": ErrorBody, "description": "wrong PIN"},
+            403: REFUSALS[403],
+            429: {"model": ErrorBody, "description": "too many PIN attempts: wait"},
+        },
+    )
+    async def login(body: LoginRequest, request: Request) -> JSONResponse:
+        """Trade the PIN for the host's session cookie (HttpOnly, SameSite=Strict)."""
+        client = request.client.host if request.client else "?"
+        wait = guard.retry_after(client)
+        if wait:
+            return JSONResponse(
+                messages.rate_limited(wait).body(),
+                status_code=429,
+                headers={"Retry-After": str(wait)},
+            )
+        token = guard.login(client, body.pin)
+        if token is None:
+            return JSONResponse(messages.WRONG_PIN.body(), status_code=401)
+        response = JSONResponse({"host": True})
+        response.set_cookie(
+            COOKIE,
+            token,
+            max_age=int(guard.session_s),
+            httponly=True,
+            samesite="strict",
+            secure=secure_cookie,
+            path="/",
+        )
+        return response
+
+    @app.post(
+        "/api/logout",
+        response_model=SessionInfo,
+        tags=["host"],
+        dependencies=HOST,
+        responses=REFUSALS,
+    )
+    async def logout(request: Request) -> JSONResponse:
+        guard.logout(request.cookies.get(COOKIE))
+        response = JSONResponse({"host": False})
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
+        return response
+
+    @app.post(
+        "/api/command",
+        response_model=CommandResult,
+        tags=["host"],
+        dependencies=HOST,
+        responses={
+            **REFUSALS,
+            409: {
+                "model": ErrorBody,
+                "description": "refused: the state moved on (stale), the game refuses it "
+                "now, the game is paused, or the id was used for another command",
+            },
+        },
+    )
+    async def command(body: CommandRequest) -> JSONResponse:
+        """One host command, applied once per id (see docs/panel.md)."""
+        try:
+            outcome = panel.gate.execute(body)
+        except SeatError as exc:
+            return JSONResponse(
+                {
+                    "detail": [
+                        {
+                            "loc": ["body", "command", exc.field],
+                            "msg": exc.en,
+                            "type": "value_error",
+                        }
+                    ],
+                    "message": exc.ru,
+                    "message_en": exc.en,
+                },
+                status_code=422,
+            )
+        headers = {"X-Svoyak-Repeat": "1"} if outcome.repeat else None
+        return JSONResponse(outcome.body, status_code=outcome.status, headers=headers)
+
+    @app.get(
+        "/api/commands",
+        response_model=CommandLog,
+        tags=["host"],
+        dependencies=HOST,
+        responses=REFUSALS,
+    )
+    async def command_log() -> dict[str, Any]:
+        """The recent host commands, newest first, with the journal lines undo names."""
+        return {"commands": hub.command_log()}
+
+    @app.post(
+        "/api/alerts/dismiss",
+        response_model=StateBody,
+        tags=["host"],
+        dependencies=HOST,
+        responses=REFUSALS,
+    )
+    async def dismiss(body: DismissRequest) -> dict[str, Any]:
+        """Take down one alert (by id) or all of them (id null)."""
+        hub.dismiss(body.id)
+        return {"snapshot": controller.snapshot(), "panel": hub.panel_state(host=False)}
+
+    if simulate:
+
+        @app.post(
+            "/api/simulate/press",
+            tags=["demo"],
+            dependencies=HOST,
+            responses={**REFUSALS, 422: {"description": "no such seat"}},
+        )
+        async def simulate_press(body: PressRequest) -> JSONResponse:
+            """Demo and tests only: a player's button goes down now."""
+            players = len(controller.core.setup.players)
+            if body.seat > players:
+                ru, en = messages.no_such_seat(body.seat, players)
+                return JSONResponse(
+                    {
+                        "detail": [{"loc": ["body", "seat"], "msg": en, "type": "value_error"}],
+                        "message": ru,
+                        "message_en": en,
+                    },
+                    status_code=422,
+                )
+            decisions = controller.submit(Press(controller.now(), body.seat))
+            return JSONResponse(
+                {"ok": True, "decisions": [json.loads(d.to_json()) for d in decisions]}
+            )
+
+        @app.post(
+            "/api/simulate/stuck",
+            response_model=StateBody,
+            tags=["demo"],
+            dependencies=HOST,
+            responses=REFUSALS,
+        )
+        async def simulate_stuck(body: StuckRequest) -> dict[str, Any]:
+            """Demo and tests only: raise (or clear) a stuck-button alert."""
+            if body.stuck:
+                panel.stuck_button(body.seat)
+            else:
+                panel.button_released(body.seat)
+            return {"snapshot": controller.snapshot(), "panel": hub.panel_state(host=False)}
+
+    @app.websocket("/ws")
+    async def live(websocket: WebSocket) -> None:
+        """A snapshot on connect, then every update (docs/panel.md)."""
+        headers = websocket.scope["headers"]
+        host = same_origin(headers) and guard.valid(session_token(headers))
+        await websocket.accept()
+
+        async def incoming() -> str | None:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return None
+            return str(message.get("text") or "")
+
+        await hub.serve(websocket, host, incoming)
+
+    return app

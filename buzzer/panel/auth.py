@@ -1,0 +1,104 @@
+"""The host's PIN, the session cookie, and the limit on PIN attempts.
+
+A phone on the club's Wi-Fi must not be able to judge its owner's answer:
+every host action needs the PIN. ``POST /api/login`` trades the PIN for a
+session cookie (HttpOnly, SameSite=Strict: a page's script cannot read it,
+and another site cannot make the browser send it). Wrong PINs are counted
+per client address: after ``max_failures`` within ``window_s`` seconds that
+client is refused (429) until the oldest failure ages out, whatever PIN it
+sends, so the 10⁶ six-digit PINs cannot be tried in a game's time.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+COOKIE = "svoyak_session"
+
+
+def new_pin(digits: int = 6) -> str:
+    """A random PIN of ``digits`` digits (4–6)."""
+    if not 4 <= digits <= 6:
+        raise ValueError("a PIN has 4 to 6 digits")
+    return f"{secrets.randbelow(10**digits):0{digits}d}"
+
+
+def check_pin(pin: str) -> str:
+    """A configured PIN must be 4–6 digits."""
+    if not (pin.isascii() and pin.isdigit() and 4 <= len(pin) <= 6):
+        raise ValueError("the PIN must be 4 to 6 digits")
+    return pin
+
+
+class PinGuard:
+    """Sessions and the rate limit; thread-safe."""
+
+    def __init__(
+        self,
+        pin: str,
+        *,
+        max_failures: int = 5,
+        window_s: float = 60.0,
+        session_s: float = 12 * 3600.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.pin = check_pin(pin)
+        self.max_failures = max_failures
+        self.window_s = window_s
+        self.session_s = session_s
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._sessions: dict[str, float] = {}
+        self._failures: dict[str, deque[float]] = {}
+
+    def retry_after(self, client: str) -> int:
+        """Seconds until ``client`` may try a PIN again (0: now)."""
+        with self._lock:
+            failures = self._recent(client)
+            if len(failures) < self.max_failures:
+                return 0
+            return max(1, int(failures[0] + self.window_s - self._clock()) + 1)
+
+    def login(self, client: str, pin: str) -> str | None:
+        """A new session token for the right PIN, else None (the failure is counted).
+        Call :meth:`retry_after` first: a limited client must not be let through."""
+        ok = hmac.compare_digest(pin.encode(), self.pin.encode())
+        with self._lock:
+            if not ok:
+                self._recent(client).append(self._clock())
+                return None
+            self._failures.pop(client, None)
+            token = secrets.token_urlsafe(32)
+            now = self._clock()
+            self._sessions = {t: e for t, e in self._sessions.items() if e > now}
+            self._sessions[token] = now + self.session_s
+            return token
+
+    def valid(self, token: str | None) -> bool:
+        if not token:
+            return False
+        with self._lock:
+            expires = self._sessions.get(token)
+            if expires is None:
+                return False
+            if expires <= self._clock():
+                del self._sessions[token]
+                return False
+            return True
+
+    def logout(self, token: str | None) -> None:
+        if token:
+            with self._lock:
+                self._sessions.pop(token, None)
+
+    def _recent(self, client: str) -> deque[float]:
+        failures = self._failures.setdefault(client, deque())
+        horizon = self._clock() - self.window_s
+        while failures and failures[0] <= horizon:
+            failures.popleft()
+        return failures

@@ -1,0 +1,156 @@
+"""``svoyak run``: serve the host's panel.
+
+Until the full ``svoyak run`` (the board screen, the real buttons) exists,
+``svoyak run --headless`` serves the panel over a demo game with simulated
+buttons. This module is imported by the CLI at start-up: it imports nothing
+heavy at module level.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = subparsers.add_parser(
+        "run",
+        help="serve the host's panel (for now --headless: a demo game, simulated buttons)",
+        description="Serve the host's tablet panel and the viewer page. For now only "
+        "--headless exists: a demo game (a small built-in board) with simulated buttons "
+        "(POST /api/simulate/press); the panel's URL and PIN are printed at start.",
+    )
+    run.add_argument(
+        "--headless",
+        action="store_true",
+        help="no board screen and no real buttons: the panel over a demo game",
+    )
+    run.add_argument("--port", type=int, default=8000, help="TCP port (0: a free one)")
+    run.add_argument(
+        "--host",
+        default="0.0.0.0",
+        help="the address to listen on (default: every interface, so that a tablet "
+        "on the club's Wi-Fi can reach it; 127.0.0.1: this computer only)",
+    )
+    run.add_argument("--rules", default="tv-modern", help="a rules id (see `svoyak rules`)")
+    run.add_argument("--players", help="player names, comma-separated (default: Анна,Борис,Вера)")
+    run.add_argument(
+        "--journal",
+        help="the game's SQLite journal; a journal that already holds a game is resumed",
+    )
+    run.add_argument(
+        "--pin",
+        default=os.environ.get("SVOYAK_PIN"),
+        help="the host's PIN, 4–6 digits (default: $SVOYAK_PIN, else a random one)",
+    )
+    run.set_defaults(handler=_cmd_run)
+
+
+def _fail(message: str) -> int:
+    print(f"svoyak run: {message}", file=sys.stderr)
+    return 2
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import socket
+    from pathlib import Path
+
+    from buzzer.panel.auth import check_pin, new_pin
+    from buzzer.panel.demo import DEMO_PLAYERS, demo_header
+    from rules.profiles import RULE_SYSTEMS
+
+    if not args.headless:
+        return _fail(
+            "only --headless exists yet (the full run with the board screen and the "
+            "buttons comes later): svoyak run --headless --port 8000"
+        )
+    if args.rules not in RULE_SYSTEMS:
+        return _fail(f"unknown rules id {args.rules!r}; known: {', '.join(RULE_SYSTEMS)}")
+    players = DEMO_PLAYERS
+    if args.players is not None:
+        players = tuple(p.strip() for p in args.players.split(","))
+        if not 1 <= len(players) <= 16 or not all(players):
+            return _fail("--players needs 1 to 16 non-empty names, comma-separated")
+    try:
+        pin = check_pin(args.pin) if args.pin else new_pin()
+    except ValueError as exc:
+        return _fail(str(exc))
+    if not 0 <= args.port <= 65535:
+        return _fail("--port must be 0..65535")
+
+    import uvicorn
+
+    from buzzer.controller import Controller
+    from buzzer.journal.codec import JournalError
+    from buzzer.journal.store import JournalStore, JournalStoreError
+    from buzzer.panel.app import create_app
+
+    store = None
+    resumed = False
+    try:
+        if args.journal:
+            store = JournalStore(Path(args.journal))
+            if len(store):
+                controller = Controller.resume(store)
+                resumed = True
+            else:
+                controller = Controller.new(demo_header(args.rules, players), store)
+        else:
+            controller = Controller.new(demo_header(args.rules, players))
+    except (JournalStoreError, JournalError, ValueError) as exc:
+        return _fail(str(exc))
+
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so
+    # (without it every response would wait ~40 ms for the client's delayed ACK).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, args.port))
+        sock.listen(128)  # connections wait in the backlog until uvicorn accepts them
+    except OSError as exc:
+        sock.close()
+        return _fail(f"cannot listen on {args.host}:{args.port}: {exc.strerror}")
+    port = sock.getsockname()[1]
+
+    app = create_app(controller, pin, simulate=True)
+    hosts = _addresses(args.host)
+    print("svoyak: демо-игра, имитация кнопок / demo game, simulated buttons", flush=True)
+    if resumed:
+        print(f"  журнал продолжен / journal resumed: {args.journal}")
+    elif args.journal:
+        print(f"  журнал / journal: {args.journal}")
+    else:
+        print("  без журнала (--journal PATH, чтобы записывать) / not journaled")
+    for host in hosts:
+        print(f"  панель ведущего / host panel:  http://{host}:{port}/")
+        print(f"  табло для зрителей / viewer:   http://{host}:{port}/view")
+    print(f"  PIN: {pin}", flush=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # Ctrl-C: uvicorn has already shut down cleanly
+    finally:
+        if store is not None:
+            store.close()
+    return 0
+
+
+def _addresses(host: str) -> list[str]:
+    """How the panel can be reached: the host asked for, or this machine's addresses."""
+    import socket
+
+    if host not in ("0.0.0.0", "::", ""):
+        return [f"[{host}]" if ":" in host else host]
+    found = ["127.0.0.1"]
+    try:
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            address = str(info[4][0])
+            if address not in found and not address.startswith("127."):
+                found.append(address)
+    except OSError:
+        pass
+    return found

@@ -1,0 +1,494 @@
+"""The hub: every open panel and viewer, fed from the controller's listener.
+
+The controller calls :meth:`PanelHub.on_update` after each ``submit`` (from
+whichever thread submitted: the web server's loop, the ticker, a GPIO
+callback). The hub encodes the messages once, in that thread, and hands
+them to the event loop, which writes them to every WebSocket in order.
+
+It also keeps what the panel needs beyond the snapshot: the recent
+snapshots by version (for the stale-command check), the host's command log
+(from the core's history: its journal line numbers are what undo names),
+the alerts (false starts from the decisions; stuck buttons from the
+hardware layer through :meth:`alert`) and the pause flag.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from buzzer.arbiter.decisions import Decision, FalseStart, Ignored, Note
+from buzzer.arbiter.events import (
+    Bid,
+    CatGive,
+    CatPrice,
+    Correction,
+    FinalJudge,
+    FinalRemove,
+    FinalStake,
+    Judge,
+    Objection,
+    Pass,
+    ReadingEnd,
+    ReadingStart,
+    Select,
+    Tick,
+    Timeout,
+)
+from buzzer.controller import Controller
+from buzzer.journal.encode import encode_input
+from buzzer.panel.trial import clone_core
+from rules.game import Stage
+from rules.specials.params import CatPrice as CatPriceRule
+
+#: The host commands of the journal, as the command log lists them.
+HOST_COMMANDS = (
+    Select,
+    ReadingStart,
+    ReadingEnd,
+    Judge,
+    Timeout,
+    Bid,
+    Pass,
+    CatGive,
+    CatPrice,
+    FinalRemove,
+    FinalStake,
+    FinalJudge,
+    Correction,
+    Objection,
+)
+
+
+class Socket(Protocol):
+    async def send_text(self, data: str) -> None: ...
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
+
+
+class Connection:
+    """One open WebSocket: its outgoing queue and whether it is a logged-in host."""
+
+    __slots__ = ("host", "queue", "socket")
+
+    def __init__(self, socket: Socket, host: bool, size: int) -> None:
+        self.socket = socket
+        self.host = host
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(size)
+
+
+def controller_lock(controller: Controller) -> threading.RLock:
+    """The controller's own lock: holding it, no other input can be applied.
+
+    The panel holds it across "check the command on a copy, then submit it",
+    so that nothing slips in between. (The controller keeps it private; this
+    is the one place that reaches for it.)
+    """
+    lock: threading.RLock = controller._lock
+    return lock
+
+
+class PanelHub:
+    """Fans the controller's updates out to the panels; keeps the panel-level state."""
+
+    def __init__(
+        self,
+        controller: Controller,
+        *,
+        versions: int = 512,
+        log_size: int = 30,
+        alert_size: int = 20,
+        queue_size: int = 256,
+    ) -> None:
+        self.controller = controller
+        self._lock = threading.Lock()
+        self._snapshots: OrderedDict[int, dict[str, Any]] = OrderedDict()
+        self._versions = versions
+        self._log_size = log_size
+        self._queue_size = queue_size
+        self.paused = False
+        self.alerts: deque[dict[str, Any]] = deque(maxlen=alert_size)
+        self._alert_ids = itertools.count(1)
+        self._final_timer_until: int | None = None
+        self._next_round_cache: tuple[int, dict[str, Any]] | None = None
+        self._log_records: dict[int, tuple[object, dict[str, Any]]] = {}
+        self._log_lock = threading.Lock()
+        self._last_visible: dict[str, Any] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+        self._connections: set[Connection] = set()
+        self._writers: set[asyncio.Task[None]] = set()
+        #: Called after every update (the ticker uses it to recompute its deadline).
+        self.on_input: Callable[[], None] | None = None
+        with controller_lock(controller):
+            first = controller.snapshot()
+            self._remember(first)
+            self._last_visible = {k: v for k, v in first.items() if k not in ("version", "now")}
+            controller.subscribe(self.on_update)
+
+    # -- the event loop --------------------------------------------------------
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Called at start-up from the loop that serves the WebSockets."""
+        self._loop = loop
+        self._loop_thread = threading.get_ident()
+
+    async def close_all(self) -> None:
+        for conn in list(self._connections):
+            with contextlib.suppress(asyncio.QueueFull):
+                conn.queue.put_nowait(None)
+        for task in list(self._writers):
+            task.cancel()
+        self._connections.clear()
+
+    # -- state -----------------------------------------------------------------
+
+    def _remember(self, snapshot: dict[str, Any]) -> None:
+        version = int(snapshot["version"])
+        self._snapshots[version] = snapshot
+        while len(self._snapshots) > self._versions:
+            self._snapshots.popitem(last=False)
+
+    def snapshot_at(self, version: int) -> dict[str, Any] | None:
+        """The snapshot the controller published as ``version``, if still remembered."""
+        with self._lock:
+            return self._snapshots.get(version)
+
+    def extras(self) -> dict[str, Any]:
+        """What the host's controls need beyond the snapshot (whose turn, legal ranges)."""
+        core = self.controller.core
+        with controller_lock(self.controller):
+            game = core.game
+            rules = game.rules
+            stage = game.stage
+            extras: dict[str, Any] = {
+                "settle_ms": core.buffer.settle_ns / 1e6,
+                "has_chooser": rules.has_chooser,
+                "final_turn": None,
+                "cat_options": None,
+                "bid_min": None,
+                "bid_step": None,
+                "bid_forced": None,
+                "next_round": None,
+                "stake_min": rules.final.stake_min if rules.final else None,
+                "stake_step": rules.final.stake_step if rules.final else None,
+                "final_timer_until": self._final_timer_until
+                if stage in (Stage.FINAL_STAKES, Stage.FINAL_JUDGING)
+                else None,
+            }
+            if stage is Stage.FINAL_REMOVE and game.final_turns:
+                extras["final_turn"] = game.final_turns[game.final_turn % len(game.final_turns)]
+            cat = rules.cat
+            min_or_max = cat is not None and cat.price is CatPriceRule.MIN_OR_MAX
+            if stage is Stage.CAT_PRICE and min_or_max:
+                prices = game.board.current.prices
+                extras["cat_options"] = [min(prices), max(prices)]
+            bidding = game.bidding
+            if stage is Stage.BIDDING and bidding is not None:
+                step = bidding.rules.step
+                extras["bid_step"] = step
+                if bidding.bid is None:
+                    low = bidding.nominal if bidding.rules.min_is_nominal else bidding.rules.min_bid
+                    extras["bid_min"] = low
+                    forced = bidding.opening_bids()
+                    extras["bid_forced"] = list(forced) if forced is not None else None
+                else:
+                    extras["bid_min"] = bidding.bid + step
+            board = game.board
+            if (
+                stage is Stage.BOARD
+                and game.shootout is None
+                and board.round_done
+                and board.round_index + 1 < len(board.rounds)
+            ):
+                extras["next_round"] = self._next_round()
+        return extras
+
+    def _next_round(self) -> dict[str, Any]:
+        """The round the next ``select`` moves to, and who will choose first in it.
+
+        The engine moves on to the next round only when the host selects one of
+        its questions, and decides then who chooses first (the lowest score; a
+        tie by lot, from the game's seed). The panel must show that board and
+        that player before the tap: it plays the select on a copy of the core,
+        which draws exactly what the real select will draw. (Call under the
+        controller's lock.)
+        """
+        controller = self.controller
+        cached = self._next_round_cache
+        if cached is not None and cached[0] == controller.version:
+            return cached[1]
+        core = controller.core
+        board = core.game.board
+        spec = board.rounds[board.round_index + 1]
+        free = [
+            (theme, price)
+            for theme in range(1, len(spec.themes) + 1)
+            for price in spec.prices
+            if (theme, price) not in spec.holes
+        ]
+        chooser = None
+        if core.game.rules.has_chooser and free:
+            twin = clone_core(core)
+            t = controller.now()
+            try:
+                twin.push(Select(t, *free[0]), [])
+                twin.push(Tick(t + twin.buffer.settle_ns + 1), [])
+                chooser = twin.game.chooser
+            except Exception:  # the real select will say what is wrong
+                chooser = None
+        found = {
+            "round": board.round_index + 2,
+            "name": spec.name,
+            "themes": list(spec.themes),
+            "prices": list(spec.prices),
+            "holes": sorted([list(cell) for cell in spec.holes]),
+            "chooser": chooser,
+        }
+        self._next_round_cache = (controller.version, found)
+        return found
+
+    def command_log(self) -> list[dict[str, Any]]:
+        """The recent host commands, newest first, with their journal lines."""
+        with self._log_lock:
+            return self._command_log()
+
+    def _command_log(self) -> list[dict[str, Any]]:
+        core = self.controller.core
+        undone = core.undone
+        cache = self._log_records
+        out: list[dict[str, Any]] = []
+        for item in reversed(core.history):
+            if isinstance(item, HOST_COMMANDS):
+                record = cache.get(item.ref)
+                if record is None or record[0] is not item:
+                    record = (item, json.loads(encode_input(item)))
+                    cache[item.ref] = record
+                out.append({**record[1], "line": item.ref, "undone": item.ref in undone})
+                if len(out) >= self._log_size:
+                    break
+        if len(cache) > 4 * self._log_size:
+            keep = {entry["line"] for entry in out}
+            for ref in [ref for ref in cache if ref not in keep]:
+                del cache[ref]
+        return out
+
+    def panel_state(self, host: bool) -> dict[str, Any]:
+        state: dict[str, Any] = {
+            "paused": self.paused,
+            "alerts": list(self.alerts),
+            "extras": self.extras(),
+        }
+        if host:
+            state["commands"] = self.command_log()
+        return state
+
+    def state_message(self, host: bool) -> str:
+        """The whole state: what a panel gets on connect, and on a resync."""
+        snapshot = self.controller.snapshot()
+        return json.dumps(
+            {
+                "type": "state",
+                "version": snapshot["version"],
+                "snapshot": snapshot,
+                "panel": self.panel_state(host),
+            },
+            ensure_ascii=False,
+        )
+
+    # -- the controller's listener ---------------------------------------------
+
+    def on_update(self, decisions: list[Decision], snapshot: dict[str, Any]) -> None:
+        """After every submit: remember the snapshot, raise alerts, send the update.
+
+        An input that decided nothing yet and changed nothing visible (a host
+        command or a press held for the settle window) is sent as a short
+        ``version`` message: the panels learn the new version without
+        re-reading an unchanged snapshot.
+        """
+        self._note_decisions(decisions)
+        visible = {k: v for k, v in snapshot.items() if k not in ("version", "now")}
+        if not decisions:
+            with self._lock:
+                unchanged = visible == self._last_visible
+                if unchanged:
+                    self._remember(snapshot)
+                    short = (
+                        f'{{"type": "version", "version": {snapshot["version"]}, '
+                        f'"now": {snapshot["now"]}}}'
+                    )
+            if unchanged:
+                self._dispatch(short, short)
+                if self.on_input is not None:
+                    self.on_input()
+                return
+        extras = self.extras()
+        with self._lock:
+            self._last_visible = visible
+            self._remember(snapshot)
+            body_snapshot = json.dumps(snapshot, ensure_ascii=False)
+            body_decisions = "[" + ", ".join(d.to_json() for d in decisions) + "]"
+            public = {"paused": self.paused, "alerts": list(self.alerts), "extras": extras}
+            head = f'{{"type": "update", "version": {snapshot["version"]}, '
+            head += f'"decisions": {body_decisions}, "snapshot": {body_snapshot}, "panel": '
+            viewer = head + json.dumps(public, ensure_ascii=False) + "}"
+            host_panel = dict(public, commands=self.command_log())
+            host = head + json.dumps(host_panel, ensure_ascii=False) + "}"
+        self._dispatch(viewer, host)
+        hook = self.on_input
+        if hook is not None:
+            hook()
+
+    def _note_decisions(self, decisions: list[Decision]) -> None:
+        for decision in decisions:
+            if isinstance(decision, FalseStart):
+                self.alert(
+                    "false_start",
+                    decision.seat,
+                    broadcast=False,
+                    t=decision.t,
+                    locked_until=decision.locked_until,
+                )
+            elif isinstance(decision, Ignored) and decision.reason == "late":
+                self.alert("late", decision.seat, broadcast=False, t=decision.t)
+            elif isinstance(decision, Note) and decision.type == "final_timer":
+                until = decision.get("until")
+                if isinstance(until, int | float):
+                    self._final_timer_until = round(until * 1e9)
+
+    # -- panel-level state -------------------------------------------------------
+
+    def set_paused(self, paused: bool) -> None:
+        self.paused = paused
+        self.broadcast_panel()
+
+    def alert(
+        self, kind: str, seat: int | None, *, broadcast: bool = True, **detail: Any
+    ) -> dict[str, Any]:
+        """Raise an alert on every panel. Thread-safe: the hardware layer calls it,
+        e.g. ``hub.alert("stuck", seat, held_ms=...)`` for a button held down."""
+        record: dict[str, Any] = {
+            "id": next(self._alert_ids),
+            "kind": kind,
+            "seat": seat,
+            "at": time.time(),
+            **detail,
+        }
+        with self._lock:
+            if kind == "stuck":
+                self._drop(lambda a: a["kind"] == "stuck" and a["seat"] == seat)
+            self.alerts.append(record)
+        if broadcast:
+            self.broadcast_panel()
+        return record
+
+    def clear_alerts(self, kind: str | None = None, seat: int | None = None) -> None:
+        """Take alerts down (e.g. ``clear_alerts("stuck", 3)`` when the button comes up)."""
+        with self._lock:
+            self._drop(
+                lambda a: (
+                    (kind is None or a["kind"] == kind) and (seat is None or a["seat"] == seat)
+                )
+            )
+        self.broadcast_panel()
+
+    def dismiss(self, alert_id: int | None) -> None:
+        with self._lock:
+            self._drop(lambda a: alert_id is None or a["id"] == alert_id)
+        self.broadcast_panel()
+
+    def _drop(self, doomed: Callable[[dict[str, Any]], bool]) -> None:
+        kept = [a for a in self.alerts if not doomed(a)]
+        self.alerts.clear()
+        self.alerts.extend(kept)
+
+    def broadcast_panel(self) -> None:
+        """Send the panel-level state (pause, alerts) to everyone."""
+        version = self.controller.version
+        viewer = json.dumps(
+            {"type": "panel", "version": version, "panel": self.panel_state(False)},
+            ensure_ascii=False,
+        )
+        host = json.dumps(
+            {"type": "panel", "version": version, "panel": self.panel_state(True)},
+            ensure_ascii=False,
+        )
+        self._dispatch(viewer, host)
+
+    # -- fan-out -----------------------------------------------------------------
+
+    def _dispatch(self, viewer: str, host: str) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        if threading.get_ident() == self._loop_thread:
+            self._fanout(viewer, host)
+        else:
+            loop.call_soon_threadsafe(self._fanout, viewer, host)
+
+    def _fanout(self, viewer: str, host: str) -> None:
+        for conn in self._connections:
+            message = host if conn.host else viewer
+            try:
+                conn.queue.put_nowait(message)
+            except asyncio.QueueFull:
+                # A client this far behind gets the whole state instead of the backlog.
+                while not conn.queue.empty():
+                    conn.queue.get_nowait()
+                conn.queue.put_nowait(self.state_message(conn.host))
+
+    async def serve(self, socket: Socket, host: bool, incoming: Callable[[], Any]) -> None:
+        """Serve one WebSocket until it closes: the state first, then every update.
+
+        ``incoming`` awaits the client's next text message (``{"type": "resync"}``
+        asks for the whole state again; anything else is ignored: a panel acts
+        only through the HTTP API).
+        """
+        conn = Connection(socket, host, self._queue_size)
+        conn.queue.put_nowait(self.state_message(host))
+        self._connections.add(conn)
+        writer = asyncio.ensure_future(self._write(conn))
+        self._writers.add(writer)
+        try:
+            while True:
+                text = await incoming()
+                if text is None:
+                    break
+                try:
+                    request = json.loads(text)
+                except ValueError:
+                    continue
+                if isinstance(request, dict) and request.get("type") == "resync":
+                    self._fanout_one(conn, self.state_message(host))
+                elif isinstance(request, dict) and request.get("type") == "ping":
+                    self._fanout_one(conn, '{"type": "pong"}')
+        finally:
+            self._connections.discard(conn)
+            writer.cancel()
+            self._writers.discard(writer)
+
+    def _fanout_one(self, conn: Connection, message: str) -> None:
+        with contextlib.suppress(asyncio.QueueFull):
+            conn.queue.put_nowait(message)
+
+    async def _write(self, conn: Connection) -> None:
+        try:
+            while True:
+                message = await conn.queue.get()
+                if message is None:
+                    await conn.socket.close()
+                    return
+                await conn.socket.send_text(message)
+        except Exception:  # the client went away: the reader side notices and cleans up
+            return
+
+    @property
+    def connections(self) -> int:
+        return len(self._connections)

@@ -1,0 +1,185 @@
+/* svoyak panel: what the host page and the viewer page share.
+   No framework, no build step: the state arrives over the WebSocket and the
+   page is redrawn from it. */
+"use strict";
+
+const Svoyak = (() => {
+  const params = new URLSearchParams(location.search);
+  let lang = params.get("lang") || localStorage.getItem("svoyak.lang") || "ru";
+  if (!(lang in WORDS)) lang = "ru";
+
+  function t(key, vars) {
+    let text = (WORDS[lang] && WORDS[lang][key]) ?? WORDS.ru[key] ?? key;
+    if (vars) {
+      for (const [k, v] of Object.entries(vars)) text = text.split("{" + k + "}").join(String(v));
+    }
+    return text;
+  }
+
+  function setLang(next) {
+    lang = next in WORDS ? next : "ru";
+    localStorage.setItem("svoyak.lang", lang);
+    const url = new URL(location.href);
+    url.searchParams.set("lang", lang);
+    history.replaceState(null, "", url);
+    document.documentElement.lang = lang;
+    translate(document);
+  }
+
+  function translate(root) {
+    for (const node of root.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+    for (const node of root.querySelectorAll("[data-i18n-placeholder]")) {
+      node.placeholder = t(node.dataset.i18nPlaceholder);
+    }
+  }
+
+  /* el("button", {class: "big", onclick: f}, "text", child...) — never innerHTML. */
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else if (k === "class") node.className = v;
+      else if (k === "dataset") Object.assign(node.dataset, v);
+      else if (v === true) node.setAttribute(k, "");
+      else node.setAttribute(k, String(v));
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  function playerName(snapshot, seat) {
+    const players = (snapshot && snapshot.players) || [];
+    return seat >= 1 && seat <= players.length ? players[seat - 1] : "?";
+  }
+
+  /* The game clock, in ns, as the server sees it now (for countdowns). */
+  const clock = { serverNow: 0, at: 0 };
+  function gameNow() {
+    return clock.serverNow + (performance.now() - clock.at) * 1e6;
+  }
+  function seconds(deadlineNs) {
+    const left = Math.max(0, (deadlineNs - gameNow()) / 1e9);
+    return left.toFixed(1);
+  }
+
+  /* The live state: a snapshot on connect, then updates; reconnects by itself. */
+  class Live {
+    constructor(onState, onLink) {
+      this.onState = onState;
+      this.onLink = onLink;
+      this.version = -1;
+      this.snapshot = null;
+      this.panel = null;
+      this.socket = null;
+      this.delay = 250;
+      this.lastHeard = 0;
+      setInterval(() => this.keepAlive(), 5000);
+    }
+    connect() {
+      if (this.socket) {
+        this.socket.onclose = null;
+        this.socket.close();
+      }
+      const scheme = location.protocol === "https:" ? "wss" : "ws";
+      const socket = new WebSocket(`${scheme}://${location.host}/ws`);
+      this.socket = socket;
+      socket.onopen = () => {
+        this.delay = 250;
+        this.lastHeard = performance.now();
+        this.onLink(true);
+      };
+      socket.onmessage = (event) => this.receive(JSON.parse(event.data));
+      socket.onclose = () => {
+        this.onLink(false);
+        setTimeout(() => this.connect(), this.delay);
+        this.delay = Math.min(this.delay * 2, 4000);
+      };
+    }
+    keepAlive() {
+      const socket = this.socket;
+      if (!socket || socket.readyState !== WebSocket.OPEN) return;
+      if (performance.now() - this.lastHeard > 15000) {
+        socket.close(); // silent for too long: reconnect and resynchronize
+        return;
+      }
+      socket.send(JSON.stringify({ type: "ping" }));
+    }
+    receive(message) {
+      this.lastHeard = performance.now();
+      let decisions = [];
+      if (message.type === "state" || message.type === "update") {
+        if (message.type === "state" || message.version >= this.version) {
+          this.version = message.version;
+          this.snapshot = message.snapshot;
+          clock.serverNow = message.snapshot.now;
+          clock.at = performance.now();
+        }
+        decisions = message.decisions || [];
+        if (message.panel) this.panel = message.panel;
+      } else if (message.type === "panel") {
+        this.panel = message.panel;
+      } else if (message.type === "version") {
+        // an input was journaled but changed nothing visible yet (held for the settle window)
+        if (message.version > this.version) {
+          this.version = message.version;
+          clock.serverNow = message.now;
+          clock.at = performance.now();
+        }
+        return;
+      } else {
+        return;
+      }
+      this.onState(this.snapshot, this.panel, decisions, message.type);
+    }
+  }
+
+  /* The scores strip, shared by both pages. */
+  function renderScores(container, snapshot, panel) {
+    container.replaceChildren();
+    const now = gameNow();
+    const stuck = new Set(
+      ((panel && panel.alerts) || []).filter((a) => a.kind === "stuck").map((a) => a.seat),
+    );
+    const next = panel && panel.extras && panel.extras.next_round;
+    const chooser = next && snapshot.stage === "board" ? next.chooser : snapshot.chooser;
+    snapshot.players.forEach((player, i) => {
+      const seat = i + 1;
+      const classes = ["player"];
+      if (snapshot.answering === seat) classes.push("answering");
+      if (chooser === seat && snapshot.stage === "board") classes.push("chooser");
+      if (snapshot.winner === seat) classes.push("winner");
+      const inQuestion = snapshot.stage === "question";
+      if (inQuestion && (snapshot.answered || []).includes(seat)) classes.push("answered");
+      const locked = (snapshot.locked_until || {})[seat];
+      const marks = [];
+      if (chooser === seat) marks.push(el("span", { class: "mark chooser-mark" }, "★"));
+      if (locked && locked > now) marks.push(el("span", { class: "mark locked" }, t("locked")));
+      if (stuck.has(seat)) marks.push(el("span", { class: "mark stuck" }, "⚠"));
+      const margin = inQuestion ? (snapshot.margins_us || {})[seat] : undefined;
+      container.append(
+        el(
+          "div",
+          { class: classes.join(" "), dataset: { seat: String(seat) } },
+          el("div", { class: "name" }, player, " ", marks),
+          el("div", { class: "score" }, String(snapshot.scores[String(seat)])),
+          margin !== undefined
+            ? el("div", { class: "margin" }, t("margin.ms", { ms: (margin / 1000).toFixed(1) }))
+            : null,
+        ),
+      );
+    });
+  }
+
+  function alertText(snapshot, alert) {
+    return t("alert." + alert.kind, { name: playerName(snapshot, alert.seat) });
+  }
+
+  return {
+    t, el, setLang, translate, playerName, gameNow, seconds, Live, renderScores, alertText,
+    get lang() { return lang; },
+  };
+})();

@@ -1,0 +1,102 @@
+/* svoyak: the read-only scoreboard for a phone or a second screen. It needs no PIN
+   and can do nothing but show the state the server sends. */
+"use strict";
+
+(() => {
+  const { t, el } = Svoyak;
+  const $ = (id) => document.getElementById(id);
+  let snapshot = null;
+  let panel = null;
+  const firstSeen = new Map();
+
+  function countdown(deadline) {
+    return el("span", { class: "countdown", dataset: { deadline: String(deadline) } },
+      t("seconds", { s: Svoyak.seconds(deadline) }));
+  }
+
+  function renderNow() {
+    const s = snapshot;
+    const box = $("now");
+    box.replaceChildren();
+    const name = (seat) => Svoyak.playerName(s, seat);
+    if (s.stage === "over") {
+      box.append(el("h1", { class: "winner-line", id: "winner" }, s.winner ? t("winner", { name: name(s.winner) }) : t("no.winner")));
+      return;
+    }
+    if (s.cell) {
+      const [theme, price] = s.cell;
+      box.append(el("h1", { class: "question-title" },
+        s.special ? el("span", { class: "special" }, t("special." + s.special)) : null,
+        t("question.for", { theme: s.themes[theme - 1] ?? theme, price })));
+    } else if (s.stage === "board") {
+      const next = panel && panel.extras && panel.extras.next_round;
+      const chooser = next ? next.chooser : s.chooser;
+      if (next) box.append(el("h2", { class: "next-round" }, t("next.round", { name: next.name })));
+      box.append(el("h1", { class: "note" }, chooser ? t("chooser", { name: name(chooser) }) : t("viewer.waiting")));
+    } else {
+      box.append(el("h1", {}, t("stage." + s.stage)));
+    }
+    if (s.answering) {
+      const deadline = s.stage === "special" ? s.special_deadline : s.answer_deadline;
+      box.append(el("div", { class: "answering-box" },
+        el("div", { class: "label" }, t("answering")),
+        el("div", { class: "who", id: "answering-name" }, name(s.answering)),
+        deadline ? el("div", { class: "countdown-line" }, countdown(deadline)) : null));
+    } else if (s.stage === "question" && s.phase === "open" && s.closes_at) {
+      box.append(el("div", { class: "window-box" }, t("window"), " ", countdown(s.closes_at)));
+    } else if (s.stage === "question") {
+      box.append(el("p", { class: "phase" }, t("phase." + s.phase)));
+    }
+    if (s.bidding && s.bidding.bid !== null) {
+      box.append(el("p", { class: "bid-current" }, t("bid.current", { amount: s.bidding.bid, name: name(s.bidding.leader) })));
+    }
+    const timer = panel && panel.extras && panel.extras.final_timer_until;
+    if (timer) box.append(el("div", { class: "window-box" }, t("final.timer"), " ", countdown(timer)));
+  }
+
+  function renderAlerts() {
+    const box = $("alerts");
+    box.replaceChildren();
+    const now = performance.now();
+    for (const alert of (panel && panel.alerts) || []) {
+      if (alert.kind !== "false_start") continue;
+      if (!firstSeen.has(alert.id)) firstSeen.set(alert.id, now);
+      if (now - firstSeen.get(alert.id) > 5000) continue;
+      box.append(el("div", { class: "alert false_start" }, "⚠ ", Svoyak.alertText(snapshot, alert)));
+    }
+  }
+
+  function render() {
+    if (!snapshot) return;
+    document.title = t("title.view");
+    $("round-name").textContent = snapshot.stage.startsWith("final_") ? t("final") : snapshot.round_name;
+    $("stage-label").textContent = t("stage." + snapshot.stage);
+    $("paused-overlay").hidden = !(panel && panel.paused);
+    renderNow();
+    renderAlerts();
+    Svoyak.renderScores($("scores"), snapshot, panel);
+  }
+
+  function setLink(up) {
+    const link = $("link");
+    link.className = "link " + (up ? "up" : "down");
+    link.textContent = t(up ? "link.up" : "link.down");
+  }
+
+  document.documentElement.lang = Svoyak.lang;
+  Svoyak.translate(document);
+  $("lang-btn").textContent = t("lang.other");
+  $("lang-btn").onclick = () => {
+    Svoyak.setLang(Svoyak.lang === "ru" ? "en" : "ru");
+    $("lang-btn").textContent = t("lang.other");
+    render();
+  };
+  const live = new Svoyak.Live((snap, pnl) => { snapshot = snap; panel = pnl; render(); }, setLink);
+  live.connect();
+  setInterval(() => {
+    for (const node of document.querySelectorAll(".countdown")) {
+      node.textContent = t("seconds", { s: Svoyak.seconds(Number(node.dataset.deadline)) });
+    }
+    if (snapshot) renderAlerts();
+  }, 200);
+})();

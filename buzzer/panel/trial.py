@@ -1,0 +1,97 @@
+"""Try a host command on a copy of the core before the controller journals it.
+
+The controller journals every input *before* applying it (the journal is the
+record of what happened), so a command the engine refuses must never reach
+it: the journal would then hold a line that a replay refuses. The panel
+therefore applies each host command to a throwaway copy of the core first,
+followed by a tick at the end of the settle window (a host command is held
+in the reorder buffer like any input, so its effect, and any refusal, comes
+only when it is released). Whatever the engine refuses on the copy is
+answered with a 409 and never submitted.
+
+The copy is a ``copy.deepcopy`` that shares the immutable parts (the setup,
+the rule system, the inputs of the history) and rebinds the closures the
+game keeps in its handler table, which a deep copy would otherwise leave
+pointing at the original game.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import types
+from typing import Any
+
+from buzzer.arbiter.events import Input, Tick
+from buzzer.arbiter.machine import SequenceError
+from buzzer.core import GameCore, InputError
+
+
+class Refused(Exception):
+    """The engine refused a command on the copy; ``message`` is the engine's."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def clone_core(core: GameCore) -> GameCore:
+    """An independent copy of ``core`` (a fraction of a millisecond, whatever the game's length)."""
+    game = core.game
+    rng = random.Random()
+    rng.setstate(game.rng.getstate())  # a deep copy would walk its 625-word state
+    memo: dict[int, Any] = {
+        id(game.rng): rng,
+        id(core.setup): core.setup,
+        id(core.setup.rules): core.setup.rules,
+        id(game.board.rounds): game.board.rounds,
+        # Lists of immutable inputs and decisions: a shallow copy each, not a walk
+        # through every input of the game so far.
+        id(core.history): list(core.history),
+        id(core.started): list(core.started),
+    }
+    twin = copy.deepcopy(core, memo)
+    _rebind_closures(twin.game.__dict__, memo)
+    return twin
+
+
+def _rebind_closures(namespace: dict[str, Any], memo: dict[int, Any]) -> None:
+    """Point closures held in ``namespace`` (directly or in a dict) at the copies."""
+    for name, value in list(namespace.items()):
+        if isinstance(value, dict):
+            for key, inner in list(value.items()):
+                rebound = _rebind(inner, memo)
+                if rebound is not inner:
+                    value[key] = rebound
+        else:
+            rebound = _rebind(value, memo)
+            if rebound is not value:
+                namespace[name] = rebound
+
+
+def _rebind(value: Any, memo: dict[int, Any]) -> Any:
+    if not isinstance(value, types.FunctionType) or not value.__closure__:
+        return value
+    cells = tuple(
+        types.CellType(memo.get(id(cell.cell_contents), cell.cell_contents))
+        for cell in value.__closure__
+    )
+    return types.FunctionType(
+        value.__code__, value.__globals__, value.__name__, value.__defaults__, cells
+    )
+
+
+def try_input(core: GameCore, item: Input) -> None:
+    """Apply ``item`` to a copy of ``core`` and release it; raise :class:`Refused` if refused."""
+    twin = clone_core(core)
+    scratch: list[Any] = []
+    try:
+        twin.push(item, scratch)
+        twin.push(Tick(item.t + twin.buffer.settle_ns + 1), scratch)
+    except InputError as exc:
+        raise Refused(exc.message) from None
+    except SequenceError as exc:
+        raise Refused(str(exc)) from None
+    except (AssertionError, KeyError, IndexError, ValueError, TypeError) as exc:
+        # An engine bug must not reach the journal either.
+        raise Refused(f"the engine could not apply this command ({type(exc).__name__})") from None

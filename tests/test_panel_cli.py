@@ -1,0 +1,77 @@
+"""``svoyak run --headless`` as a real process: it prints the URL and the PIN, serves
+the demo game, and resumes the game from its journal when started again."""
+
+from __future__ import annotations
+
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+RUN = [sys.executable, "-m", "buzzer.cli", "run"]
+
+
+@contextmanager
+def served(*args: str) -> Iterator[tuple[str, list[str]]]:
+    """Start ``svoyak run``; yield its panel URL and what it printed, then stop it."""
+    proc = subprocess.Popen(
+        [*RUN, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(
+        target=lambda: [lines.put(line) for line in proc.stdout or ()], daemon=True
+    ).start()
+    printed: list[str] = []
+    try:
+        while not any(line.strip().startswith("PIN:") for line in printed):
+            printed.append(lines.get(timeout=30))
+        found = (re.search(r"http://\S+?/(?=\s|$)", line) for line in printed)
+        url = next(m.group(0) for m in found if m)
+        yield url.rstrip("/"), printed
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def test_run_headless_serves_the_demo_game_and_resumes_its_journal(tmp_path: Path) -> None:
+    journal = tmp_path / "game.sqlite"
+    args = ("--headless", "--host", "127.0.0.1", "--port", "0", "--journal", str(journal))
+    with served(*args, "--players", "Аня,Борис", "--rules", "championship-2003") as (url, out):
+        assert "PIN: 2468" not in "".join(out)
+        pin = next(line.split(":")[1].strip() for line in out if line.strip().startswith("PIN:"))
+        assert re.fullmatch(r"\d{6}", pin)
+        state = httpx.get(url + "/api/state", timeout=10).json()["snapshot"]
+        assert state["players"] == ["Аня", "Борис"] and state["rules"] == "championship-2003"
+        client = httpx.Client(base_url=url, timeout=10)
+        assert client.post("/api/login", json={"pin": pin}).status_code == 200
+        body = {"id": "c1", "command": {"type": "select", "theme": 1, "price": 10}}
+        assert client.post("/api/command", json=body).status_code == 200
+        assert httpx.get(url + "/view", timeout=10).status_code == 200
+    with served(*args, "--pin", "2468") as (url, out):
+        assert any("resumed" in line for line in out)
+        assert any("PIN: 2468" in line for line in out)
+        state = httpx.get(url + "/api/state", timeout=10).json()["snapshot"]
+        assert state["cell"] == [1, 10] and state["players"] == ["Аня", "Борис"]
+
+
+def test_run_refuses_what_it_cannot_do() -> None:
+    for args, message in (
+        ([], "--headless"),
+        (["--headless", "--rules", "nope"], "unknown rules id"),
+        (["--headless", "--pin", "12"], "4 to 6 digits"),
+        (["--headless", "--players", "А,,Б"], "--players"),
+    ):
+        done = subprocess.run([*RUN, *args], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, (args, done.stderr)
+        assert message in done.stderr and done.stdout == ""
