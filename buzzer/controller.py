@@ -82,6 +82,11 @@ class Controller:
         last = max((json.loads(x).get("t", 0.0) for x in lines[1:]), default=0.0)
         return cls(core, store, clock() - round(last * 1e9), clock)
 
+    @property
+    def lock(self) -> threading.RLock:
+        """Held by whoever must check and submit as one step (the panel's trial run)."""
+        return self._lock
+
     # -- time ----------------------------------------------------------------
 
     def now(self) -> int:

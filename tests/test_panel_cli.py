@@ -3,6 +3,7 @@ the demo game, and resumes the game from its journal when started again."""
 
 from __future__ import annotations
 
+import os
 import queue
 import re
 import signal
@@ -19,10 +20,10 @@ RUN = [sys.executable, "-m", "buzzer.cli", "run"]
 
 
 @contextmanager
-def served(*args: str) -> Iterator[tuple[str, list[str]]]:
+def served(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, list[str]]]:
     """Start ``svoyak run``; yield its panel URL and what it printed, then stop it."""
     proc = subprocess.Popen(
-        [*RUN, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        [*RUN, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
     )
     lines: queue.Queue[str] = queue.Queue()
     threading.Thread(
@@ -67,7 +68,6 @@ def test_run_headless_serves_the_demo_game_and_resumes_its_journal(tmp_path: Pat
 
 def test_run_refuses_what_it_cannot_do() -> None:
     for args, message in (
-        ([], "--headless"),
         (["--headless", "--rules", "nope"], "unknown rules id"),
         (["--headless", "--pin", "12"], "4 to 6 digits"),
         (["--headless", "--players", "А,,Б"], "--players"),
@@ -75,3 +75,18 @@ def test_run_refuses_what_it_cannot_do() -> None:
         done = subprocess.run([*RUN, *args], capture_output=True, text=True, timeout=60)
         assert done.returncode == 2, (args, done.stderr)
         assert message in done.stderr and done.stdout == ""
+
+
+def test_run_with_the_board_window_serves_the_panel_and_draws(tmp_path: Path) -> None:
+    """The full ``svoyak run`` on a laptop: the board window (SDL's dummy driver here),
+    the panel beside it; a command on the panel reaches the game."""
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    journal = tmp_path / "g.sqlite"
+    args = ("--host", "127.0.0.1", "--port", "0", "--journal", str(journal), "--pin", "1357")
+    with served(*args, env=env) as (url, _printed):
+        client = httpx.Client(base_url=url, timeout=10)
+        assert client.post("/api/login", json={"pin": "1357"}).status_code == 200
+        body = {"id": "w1", "command": {"type": "select", "theme": 1, "price": 100}}
+        assert client.post("/api/command", json=body).status_code == 200
+        state = client.get("/api/state").json()["snapshot"]
+        assert state["cell"] == [1, 100]

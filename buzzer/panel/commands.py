@@ -16,15 +16,17 @@ import sys
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = subparsers.add_parser(
         "run",
-        help="serve the host's panel (for now --headless: a demo game, simulated buttons)",
-        description="Serve the host's tablet panel and the viewer page. For now only "
-        "--headless exists: a demo game (a small built-in board) with simulated buttons "
-        "(POST /api/simulate/press); the panel's URL and PIN are printed at start.",
+        help="play a game: the board window, the keyboard as buttons, the host's panel",
+        description="Play a game: the board screen in a window (full screen on a Pi with "
+        "no desktop), the keyboard as buttons (1–9 players; Enter reading, Space the "
+        "signal, Y/N correct/wrong), and the host's tablet panel and viewer page, whose "
+        "address and PIN are printed and shown on the board. --headless: no window, the "
+        "panel only (with simulated buttons, POST /api/simulate/press).",
     )
     run.add_argument(
         "--headless",
         action="store_true",
-        help="no board screen and no real buttons: the panel over a demo game",
+        help="no board window: the panel only, with simulated buttons (servers, tests)",
     )
     run.add_argument("--port", type=int, default=8000, help="TCP port (0: a free one)")
     run.add_argument(
@@ -60,11 +62,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from buzzer.panel.demo import DEMO_PLAYERS, demo_header
     from rules.profiles import RULE_SYSTEMS
 
-    if not args.headless:
-        return _fail(
-            "only --headless exists yet (the full run with the board screen and the "
-            "buttons comes later): svoyak run --headless --port 8000"
-        )
     if args.rules not in RULE_SYSTEMS:
         return _fail(f"unknown rules id {args.rules!r}; known: {', '.join(RULE_SYSTEMS)}")
     players = DEMO_PLAYERS
@@ -130,7 +127,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     server = uvicorn.Server(config)
     try:
-        server.run(sockets=[sock])
+        if args.headless:
+            server.run(sockets=[sock])
+        else:
+            from buzzer.board_run import run_with_board
+
+            return run_with_board(server, sock, controller, pin, f"http://{hosts[-1]}:{port}/")
     except KeyboardInterrupt:
         pass  # Ctrl-C: uvicorn has already shut down cleanly
     finally:
