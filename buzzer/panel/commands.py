@@ -38,8 +38,18 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     run.add_argument("--rules", default="tv-modern", help="a rules id (see `svoyak rules`)")
     run.add_argument("--players", help="player names, comma-separated (default: Анна,Борис,Вера)")
     run.add_argument(
+        "--package",
+        help="the question package (.siq, or the project's .json; svoyak:demo: the built-in "
+        "demo package); default: a small built-in demo board",
+    )
+    run.add_argument(
         "--journal",
         help="the game's SQLite journal; a journal that already holds a game is resumed",
+    )
+    run.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the game in --journal (a journal that holds a game is resumed anyway)",
     )
     run.add_argument(
         "--pin",
@@ -59,7 +69,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from buzzer.panel.auth import check_pin, new_pin
-    from buzzer.panel.demo import DEMO_PLAYERS, demo_header
+    from buzzer.panel.demo import DEMO_PLAYERS
     from rules.profiles import RULE_SYSTEMS
 
     if args.rules not in RULE_SYSTEMS:
@@ -73,6 +83,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         pin = check_pin(args.pin) if args.pin else new_pin()
     except ValueError as exc:
         return _fail(str(exc))
+    if args.resume and not args.journal:
+        return _fail("--resume needs --journal PATH: the game to go on with")
     if not 0 <= args.port <= 65535:
         return _fail("--port must be 0..65535")
 
@@ -92,9 +104,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 controller = Controller.resume(store)
                 resumed = True
             else:
-                controller = Controller.new(demo_header(args.rules, players), store)
+                controller = Controller.new(_header(args, players), store)
         else:
-            controller = Controller.new(demo_header(args.rules, players))
+            controller = Controller.new(_header(args, players))
     except (JournalStoreError, JournalError, ValueError) as exc:
         return _fail(str(exc))
 
@@ -139,6 +151,20 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     return 0
+
+
+def _header(args: argparse.Namespace, players: tuple[str, ...]) -> dict[str, object]:
+    """The new game's journal header: the demo board, or the package asked for."""
+    from pathlib import Path
+
+    from buzzer.panel.demo import demo_header
+
+    if args.package is None:
+        return demo_header(args.rules, players)
+    package = args.package
+    if package != "svoyak:demo":
+        package = str(Path(package).resolve())
+    return {"rules": args.rules, "players": list(players), "package": package}
 
 
 def _addresses(host: str) -> list[str]:
