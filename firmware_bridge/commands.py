@@ -12,7 +12,102 @@ from typing import Any
 
 def add_commands(subparsers: Any) -> None:
     """Register this package's subcommands on ``svoyak``'s subparsers."""
-    del subparsers  # nothing yet
+    emulate = subparsers.add_parser(
+        "emulate",
+        help="run the Pico firmware emulator on a pseudo-terminal (demos, tests)",
+        description="Run the buzzer firmware's own logic behind a pseudo-terminal, as if a "
+        "Raspberry Pi Pico were plugged in. Prints the serial port path to give the host "
+        "(a stable symlink, like /dev/ttyACM0), then the lamp commands it receives. "
+        "Scripted presses: --press SEAT@MS (repeatable) presses seat SEAT's button MS "
+        "milliseconds after start; --random-presses RATE presses random buttons.",
+    )
+    emulate.add_argument("--buttons", type=int, default=8, help="buttons (default 8)")
+    emulate.add_argument("--lamps", type=int, default=8, help="lamps (default 8)")
+    emulate.add_argument(
+        "--drift-ppm", type=float, default=0.0, help="the emulated crystal's error (ppm)"
+    )
+    emulate.add_argument(
+        "--offset-us", type=int, default=987_654_321, help="the device counter at start (µs)"
+    )
+    emulate.add_argument(
+        "--press",
+        action="append",
+        default=[],
+        metavar="SEAT@MS",
+        help="press seat SEAT's button MS ms after start (repeatable)",
+    )
+    emulate.add_argument(
+        "--hold-ms", type=float, default=150.0, help="how long a scripted press is held"
+    )
+    emulate.add_argument(
+        "--random-presses", type=float, default=0.0, metavar="PER_S", help="random presses/s"
+    )
+    emulate.add_argument("--seed", type=int, default=0, help="seed of the random presses")
+    emulate.add_argument(
+        "--duration", type=float, default=None, help="stop after this many seconds"
+    )
+    emulate.set_defaults(handler=_cmd_emulate)
 
 
-__all__ = ["add_commands", "argparse"]
+def _parse_press(text: str, buttons: int) -> tuple[int, float]:
+    seat_text, _, ms_text = text.partition("@")
+    try:
+        seat, ms = int(seat_text), float(ms_text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--press wants SEAT@MS, not {text!r}") from None
+    if not 1 <= seat <= buttons or ms < 0:
+        raise argparse.ArgumentTypeError(f"--press {text}: seat must be 1..{buttons}, MS >= 0")
+    return seat - 1, ms
+
+
+def _cmd_emulate(args: argparse.Namespace) -> int:
+    import os
+    import random
+    import sys
+    import time
+
+    from firmware_bridge.emulator import Emulator
+
+    try:
+        presses = [_parse_press(text, args.buttons) for text in args.press]
+    except argparse.ArgumentTypeError as exc:
+        print(f"svoyak emulate: {exc}", file=sys.stderr)
+        return 2
+    emulator = Emulator(
+        buttons=args.buttons,
+        lamps=args.lamps,
+        drift_ppm=args.drift_ppm,
+        offset_us=args.offset_us,
+    )
+    with emulator:
+        start = emulator.now_us()
+        hold = int(args.hold_ms * 1000)
+        for button, ms in presses:
+            emulator.click(button, start + int(ms * 1000), hold)
+        target = os.readlink(emulator.path)
+        print(f"svoyak emulate: serial port {emulator.path} (pty {target})", flush=True)
+        print(
+            f"  {args.buttons} buttons, {args.lamps} lamps, drift {args.drift_ppm:g} ppm; "
+            "connect the host with that path as its serial URL; Ctrl-C stops",
+            flush=True,
+        )
+        rng = random.Random(args.seed)
+        deadline = None if args.duration is None else time.monotonic() + args.duration
+        shown = 0
+        next_random = time.monotonic()
+        try:
+            while deadline is None or time.monotonic() < deadline:
+                time.sleep(0.02)
+                log = emulator.lamp_log
+                for _, lamp, level in log[shown:]:
+                    print(f"  lamp {lamp + 1} {'on' if level else 'off'}", flush=True)
+                shown = len(log)
+                if args.random_presses > 0 and time.monotonic() >= next_random:
+                    emulator.click(rng.randrange(args.buttons), emulator.now_us() + 1_000, hold)
+                    next_random += rng.expovariate(args.random_presses)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+__all__ = ["add_commands"]

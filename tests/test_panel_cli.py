@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -88,5 +89,10 @@ def test_run_with_the_board_window_serves_the_panel_and_draws(tmp_path: Path) ->
         assert client.post("/api/login", json={"pin": "1357"}).status_code == 200
         body = {"id": "w1", "command": {"type": "select", "theme": 1, "price": 100}}
         assert client.post("/api/command", json=body).status_code == 200
+        # The select is decided once the settle window has passed (the ticker's work).
+        deadline = time.monotonic() + 20
         state = client.get("/api/state").json()["snapshot"]
+        while state["cell"] is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+            state = client.get("/api/state").json()["snapshot"]
         assert state["cell"] == [1, 100]

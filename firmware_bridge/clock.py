@@ -1,0 +1,297 @@
+"""The device's clock onto the host's: tick unwrapping and ping/pong offset-and-drift.
+
+Pure and deterministic: fed numbers, returns numbers; never reads a clock.
+
+The device stamps each edge with its own microsecond counter, which wraps
+(``2**30`` µs ≈ 17.9 min for MicroPython on the RP2040) and runs at its own
+crystal's rate (±tens of ppm from the host's). The decisions are taken on
+the host's monotonic clock in integer ns, so each stamp must be mapped:
+
+1. :class:`TickUnwrapper` turns the wrapping counter into an unbounded
+   count of µs, relative to the latest value seen (so a resent, older event
+   lands before it, not a whole period later).
+2. :class:`ClockMapper` fits ``host_ns ≈ a + r · (device_us − d_ref)`` from
+   ping/pong samples ``(host_send_ns, device_us, host_recv_ns)``. The device
+   stamped its tick somewhere between send and receive; the midpoint is
+   right when the two legs took equally long, and off by at most half the
+   round trip otherwise. Delays only ever add, so the samples with the
+   shortest round trips are the least delayed ones: the sliding window is
+   cut into bins, each bin keeps its shortest round trip, and only those
+   within a small margin of the best are fitted (least squares). Spreading
+   the kept samples over the window, rather than taking the best few
+   globally, keeps the drift estimate's lever arm long.
+3. :meth:`ClockMapper.map_event` preserves the device's own spacing between
+   events close together: two presses 100 µs apart on the device stay 100 µs
+   apart (±0.1 %) on the host even when a new fit arrived between them, so a
+   model update can never swap their order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+
+NS_PER_US = 1_000
+
+
+class TickUnwrapper:
+    """A wrapping counter of ``bits`` bits → an unbounded integer.
+
+    Each value is placed within half a period of the largest value seen so
+    far. Old values (resends after a reconnect) may be at most half a period
+    behind: 8.9 minutes for a 30-bit µs counter.
+    """
+
+    def __init__(self, bits: int) -> None:
+        if not 1 <= bits <= 64:
+            raise ValueError("bits must be 1..64")
+        self.bits = bits
+        self.period = 1 << bits
+        self._half = self.period >> 1
+        self._latest: int | None = None
+
+    @property
+    def latest(self) -> int | None:
+        """The largest unwrapped value so far (the reference for the next one)."""
+        return self._latest
+
+    def unwrap(self, raw: int) -> int:
+        raw &= self.period - 1
+        latest = self._latest
+        if latest is None:
+            self._latest = raw
+            return raw
+        delta = ((raw - latest + self._half) & (self.period - 1)) - self._half
+        value = latest + delta
+        if delta > 0:
+            self._latest = value
+        return value
+
+    def rebase(self, raw: int, near: int) -> int:
+        """Unwrap ``raw`` as the value congruent to it that is nearest ``near``,
+        and make it the reference.
+
+        After a long outage (more than half a period) the counter may have
+        wrapped any number of times; the host's own clock says roughly how far
+        the device's has run (``near``), which picks the right period.
+        """
+        raw &= self.period - 1
+        value = near + (((raw - near + self._half) & (self.period - 1)) - self._half)
+        self._latest = value
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class ClockSample:
+    """One ping/pong: the host sent at ``send_ns``, the device stamped
+    ``device_us`` (unwrapped), the host received the answer at ``recv_ns``."""
+
+    send_ns: int
+    device_us: int
+    recv_ns: int
+
+    @property
+    def rtt_ns(self) -> int:
+        return self.recv_ns - self.send_ns
+
+    @property
+    def mid_ns(self) -> float:
+        return self.send_ns + (self.recv_ns - self.send_ns) / 2
+
+
+@dataclass(frozen=True, slots=True)
+class ClockEstimate:
+    """The current fit: ``host_ns = host_ref_ns + rate · (device_us − device_ref_us)``.
+
+    ``rate`` is host ns per device µs (1000 for clocks that agree);
+    ``drift_ppm`` is how much faster the device's counter runs than the
+    host's clock, in parts per million (positive: the device runs fast, so
+    fewer host ns pass per device µs). ``uncertainty_ns`` bounds
+    the error of a mapped time near ``device_ref_us``: half the best kept
+    round trip (the midpoint's worst case if the two legs differed) plus the
+    fit's RMS residual. ``samples`` is how many samples the fit used
+    (0: only the rough seed from the handshake).
+    """
+
+    device_ref_us: int
+    host_ref_ns: float
+    rate: float
+    uncertainty_ns: int
+    samples: int
+    span_us: int
+    best_rtt_ns: int
+
+    @property
+    def drift_ppm(self) -> float:
+        return (NS_PER_US / self.rate - 1.0) * 1e6
+
+    def host_ns(self, device_us: int) -> float:
+        return self.host_ref_ns + self.rate * (device_us - self.device_ref_us)
+
+    def device_us(self, host_ns: int) -> float:
+        return self.device_ref_us + (host_ns - self.host_ref_ns) / self.rate
+
+
+class ClockMapper:
+    """Offset-and-drift estimation from ping/pong samples (see the module docstring).
+
+    ``window``: how many recent samples are considered (a sliding window,
+    so a drift that changes with temperature is followed); ``bins``: how
+    many groups the window is cut into, each contributing its shortest
+    round trip. A drift is fitted only once the kept samples span
+    ``min_drift_span_us`` (before that the rate stays nominal or as last
+    fitted) and is clamped to ±``max_drift_ppm``.
+    """
+
+    def __init__(
+        self,
+        *,
+        window: int = 96,
+        bins: int = 12,
+        min_drift_span_us: int = 2_000_000,
+        max_drift_ppm: float = 500.0,
+        rtt_margin_ns: int = 100_000,
+        spacing_tolerance: float = 1e-3,
+        spacing_horizon_us: int = 50_000,
+    ) -> None:
+        if window < bins or bins < 1:
+            raise ValueError("need window >= bins >= 1")
+        self.window = window
+        self.bins = bins
+        self.min_drift_span_us = min_drift_span_us
+        self.max_drift_ppm = max_drift_ppm
+        self.rtt_margin_ns = rtt_margin_ns
+        self.spacing_tolerance = spacing_tolerance
+        self.spacing_horizon_us = spacing_horizon_us
+        self._samples: deque[ClockSample] = deque(maxlen=window)
+        self._estimate: ClockEstimate | None = None
+        self._last_event: tuple[int, int] | None = None
+
+    # -- feeding ---------------------------------------------------------------------
+
+    def seed(self, device_us: int, host_ns: int, uncertainty_ns: int = 5_000_000) -> None:
+        """A rough placement before any ping/pong: the device's tick as it sent
+        its HELLO, and when the host read it. Replaced by the first real fit."""
+        if self._samples:
+            return
+        self._estimate = ClockEstimate(
+            device_us, float(host_ns), float(NS_PER_US), uncertainty_ns, 0, 0, uncertainty_ns
+        )
+
+    def add_sample(self, send_ns: int, device_us: int, recv_ns: int) -> None:
+        """One ping/pong; samples with ``recv < send`` are impossible and ignored."""
+        if recv_ns < send_ns:
+            return
+        self._samples.append(ClockSample(send_ns, device_us, recv_ns))
+        self._estimate = self._fit()
+
+    def reset(self) -> None:
+        """Forget everything (the device rebooted: a different clock)."""
+        self._samples.clear()
+        self._estimate = None
+        self._last_event = None
+
+    # -- reading ---------------------------------------------------------------------
+
+    @property
+    def estimate(self) -> ClockEstimate | None:
+        return self._estimate
+
+    @property
+    def ready(self) -> bool:
+        """True once at least one real ping/pong is in the fit."""
+        return self._estimate is not None and self._estimate.samples > 0
+
+    def to_host_ns(self, device_us: int) -> int:
+        """The model's host time of a device tick (no spacing correction)."""
+        estimate = self._estimate
+        if estimate is None:
+            raise LookupError("no clock estimate yet: no HELLO and no ping/pong")
+        return round(estimate.host_ns(device_us))
+
+    def to_device_us(self, host_ns: int) -> int:
+        """The inverse: the device's (unwrapped) tick at a host instant."""
+        estimate = self._estimate
+        if estimate is None:
+            raise LookupError("no clock estimate yet: no HELLO and no ping/pong")
+        return round(estimate.device_us(host_ns))
+
+    def map_event(self, device_us: int) -> int:
+        """Map an event's tick, keeping the device's spacing to the previous event.
+
+        When the previous mapped event is less than ``spacing_horizon_us``
+        away on the device, the result is clamped so that the host-side gap
+        equals the device-side gap (at the fitted rate) within
+        ``spacing_tolerance``: order and spacing of near-simultaneous presses
+        come from the device's own counter, never from a model update that
+        happened between them.
+        """
+        mapped = self.to_host_ns(device_us)
+        last = self._last_event
+        if last is not None:
+            last_us, last_ns = last
+            gap_us = device_us - last_us
+            if 0 < abs(gap_us) <= self.spacing_horizon_us:
+                estimate = self._estimate
+                assert estimate is not None
+                expected = estimate.rate * gap_us
+                slack = abs(expected) * self.spacing_tolerance
+                low = last_ns + math.ceil(expected - slack)
+                high = last_ns + math.floor(expected + slack)
+                # A gap of at least one µs never maps to zero ns (no false tie).
+                if gap_us > 0:
+                    low = max(low, last_ns + 1)
+                else:
+                    high = min(high, last_ns - 1)
+                mapped = min(max(mapped, low), high)
+        self._last_event = (device_us, mapped)
+        return mapped
+
+    # -- fitting ---------------------------------------------------------------------
+
+    def _select(self) -> list[ClockSample]:
+        samples = list(self._samples)
+        n = len(samples)
+        bins = min(self.bins, n)
+        chosen: list[ClockSample] = []
+        for b in range(bins):
+            group = samples[b * n // bins : (b + 1) * n // bins]
+            chosen.append(min(group, key=lambda s: (s.rtt_ns, s.send_ns)))
+        best = min(s.rtt_ns for s in chosen)
+        limit = best + max(best, self.rtt_margin_ns)
+        return [s for s in chosen if s.rtt_ns <= limit]
+
+    def _fit(self) -> ClockEstimate:
+        kept = self._select()
+        best_rtt = min(s.rtt_ns for s in kept)
+        ref = kept[-1]
+        d_ref = ref.device_us
+        xs = [float(s.device_us - d_ref) for s in kept]
+        span = int(max(xs) - min(xs))
+        previous = self._estimate
+        rate = previous.rate if previous is not None else float(NS_PER_US)
+        # Midpoints relative to the reference sample's, so the sums stay small.
+        base = ref.mid_ns
+        ys = [s.mid_ns - base for s in kept]
+        count = len(kept)
+        if count >= 3 and span >= self.min_drift_span_us:
+            mean_x = sum(xs) / count
+            mean_y = sum(ys) / count
+            sxx = sum((x - mean_x) ** 2 for x in xs)
+            sxy = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True))
+            rate = sxy / sxx
+            low = NS_PER_US * (1 - self.max_drift_ppm * 1e-6)
+            high = NS_PER_US * (1 + self.max_drift_ppm * 1e-6)
+            rate = min(max(rate, low), high)
+            intercept = mean_y - rate * mean_x
+        else:
+            # Offset only, at the current rate: the mean of the kept midpoints.
+            intercept = sum(y - rate * x for x, y in zip(xs, ys, strict=True)) / count
+        residuals = [y - (intercept + rate * x) for x, y in zip(xs, ys, strict=True)]
+        rms = math.sqrt(sum(r * r for r in residuals) / count)
+        uncertainty = int(best_rtt / 2 + rms)
+        return ClockEstimate(d_ref, base + intercept, rate, uncertainty, count, span, best_rtt)
+
+
+__all__ = ["ClockEstimate", "ClockMapper", "ClockSample", "TickUnwrapper"]

@@ -1,0 +1,682 @@
+"""The host side of the Pico bridge: a serial link that turns frames into presses.
+
+The port is a pyserial URL (``serial.serial_for_url``): ``/dev/ttyACM0`` on
+the Pi, the emulator's pty path in a demo or a test, ``loop://`` for a
+framing check. Two threads:
+
+- the **reader** owns the connection: it opens the port (again and again,
+  with backoff, after an unplug), sends the handshake, and then only reads,
+  decodes, stamps and enqueues: each PRESS/RELEASE becomes a
+  :class:`buzzer.arbiter.events.Press`/``Release`` whose ``t`` is the
+  device's tick mapped onto the host's monotonic ns (:mod:`.clock`), with
+  ``seat = button + 1`` (or the configured seat map);
+- the **keeper** writes everything that is not urgent: cumulative ACKs
+  (every ``ack_interval_s``, never woken by a press),
+  pings (a burst after each handshake, then every ``ping_interval_s``),
+  lamp commands not yet acknowledged, the handshake again if unanswered, and
+  it declares the link dead after ``silence_timeout_s`` without a frame.
+
+No press is lost or duplicated across a reconnect: the device keeps every
+event until the host's cumulative ACK covers it and resends them after the
+handshake; the host accepts each event number once. Gaps in the event
+numbers are counted and logged; one the device can no longer fill (its
+heartbeat says the ring moved past it) is counted as lost.
+
+Lamp commands (:meth:`BridgeLink.set_lamp`) are written at once from the
+caller's thread (the lamp is on the latency path), remembered, resent until
+the device acknowledges them, and replayed after every reconnect.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import serial  # type: ignore[import-untyped]
+
+from buzzer.arbiter.events import Press, Release
+from firmware_bridge.clock import ClockEstimate, ClockMapper, TickUnwrapper
+from firmware_bridge.protocol import (
+    DELIMITER,
+    PROTOCOL_VERSION,
+    Ack,
+    CmdAck,
+    Frame,
+    FrameDecoder,
+    Heartbeat,
+    Hello,
+    HostHello,
+    Lamp,
+    LampMode,
+    Message,
+    MsgType,
+    Ping,
+    Pong,
+    Pulsed,
+    TestPulse,
+    encode_frame,
+)
+from firmware_bridge.protocol import Press as PressMsg
+from firmware_bridge.protocol import Release as ReleaseMsg
+
+log = logging.getLogger("firmware_bridge.link")
+
+Clock = Callable[[], int]
+SerialFactory = Callable[..., Any]
+
+_NS = 1_000_000_000
+
+
+@dataclass(frozen=True)
+class LinkConfig:
+    """How to reach the device and how patient to be."""
+
+    url: str
+    #: ``seats[i]`` is the seat of button ``i``; default: button index + 1.
+    seats: tuple[int, ...] | None = None
+    baudrate: int = 115_200
+    ping_interval_s: float = 0.25
+    ping_burst: int = 8
+    ping_burst_interval_s: float = 0.004
+    silence_timeout_s: float = 1.5
+    hello_retry_s: float = 0.5
+    lamp_retry_s: float = 0.05
+    #: How often the keeper sends the cumulative ACK while events await one: far
+    #: below the device's 200 ms resend, and never on the press's own path.
+    ack_interval_s: float = 0.02
+    backoff_initial_s: float = 0.05
+    backoff_max_s: float = 2.0
+    read_timeout_s: float = 0.1
+    write_timeout_s: float = 0.5
+    #: Drop events stamped before the link was started (presses from before the
+    #: program ran, still in a freshly met device's ring): they are not this game's.
+    drop_before_start: bool = True
+
+
+@dataclass
+class LinkStats:
+    """Counters, for the technician and the tests (a copy: :meth:`BridgeLink.stats`)."""
+
+    connects: int = 0
+    disconnects: int = 0
+    handshakes: int = 0
+    device_restarts: int = 0
+    incompatible: int = 0
+    frames: int = 0
+    bad_frames: int = 0
+    frame_gaps: int = 0
+    events: int = 0
+    duplicates: int = 0
+    gaps: int = 0
+    missing: int = 0
+    recovered: int = 0
+    lost: int = 0
+    stale: int = 0
+    bad_events: int = 0
+    pongs: int = 0
+    lamp_sent: int = 0
+    lamp_resent: int = 0
+    write_errors: int = 0
+    device_dropped: int = 0
+    device_rx_bad: int = 0
+
+
+@dataclass(frozen=True)
+class EventInfo:
+    """Everything known of one accepted event (``on_event`` callback)."""
+
+    event: int
+    button: int
+    seat: int
+    pressed: bool
+    device_us: int
+    t_ns: int
+    recv_ns: int
+    flags: int
+
+
+@dataclass(frozen=True)
+class PulseReport:
+    """The device started test pulse ``token`` at ``device_us`` (mapped: ``t_ns``)."""
+
+    token: int
+    button: int
+    status: int
+    device_us: int
+    t_ns: int
+
+
+@dataclass
+class _LampState:
+    mode: int
+    period_ms: int
+    #: frame seq of the last send not yet acknowledged, and when it was sent.
+    pending_seq: int | None = None
+    sent_ns: int | None = None
+    acked: bool = False
+
+
+@dataclass
+class _Session:
+    """What one open port knows (reset at every (re)open)."""
+
+    port: Any
+    opened_ns: int
+    hello_sent_ns: int = 0
+    handshaken: bool = False
+    rx_seq: int | None = None
+    last_rx_ns: int = 0
+    pings_left: int = 0
+    next_ping_ns: int = 0
+    pending: list[tuple[PressMsg | ReleaseMsg, int]] = field(default_factory=list)
+
+
+class BridgeLink:
+    """The serial link to one Pico (see the module docstring)."""
+
+    def __init__(
+        self,
+        config: LinkConfig,
+        *,
+        events: queue.SimpleQueue[Press | Release] | None = None,
+        clock: Clock = time.monotonic_ns,
+        serial_factory: SerialFactory | None = None,
+        on_event: Callable[[EventInfo], None] | None = None,
+        mapper: ClockMapper | None = None,
+        sink: Callable[[Press | Release], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.events: queue.SimpleQueue[Press | Release] = (
+            events if events is not None else queue.SimpleQueue()
+        )
+        #: Where each Press/Release goes: ``events.put`` unless a ``sink`` is given
+        #: (e.g. the controller's own input queue); called on the reader thread.
+        self._put: Callable[[Press | Release], None] = sink or self.events.put
+        self.pulses: queue.SimpleQueue[PulseReport] = queue.SimpleQueue()
+        self._clock = clock
+        self._serial_factory = serial_factory or serial.serial_for_url
+        self._event_hook = on_event
+        self.mapper = mapper or ClockMapper()
+        self._stats = LinkStats()
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._connected = threading.Event()
+        self._write_lock = threading.Lock()
+        self._lock = threading.Lock()
+        self._session: _Session | None = None
+        self._tx_seq = 0
+        self._threads: list[threading.Thread] = []
+        self._started_ns = 0
+        # Device identity and event bookkeeping (kept across reconnects of one boot).
+        self._hello: Hello | None = None
+        self._boot_id: int | None = None
+        self._unwrapper: TickUnwrapper | None = None
+        self._acked = 0
+        self._highest = 0
+        self._above: set[int] = set()
+        self._ack_due = False
+        self._lamps: dict[int, _LampState] = {}
+        self._token = 0
+        self._decoder = FrameDecoder()
+
+    # -- life cycle ------------------------------------------------------------------
+
+    def start(self) -> BridgeLink:
+        if self._threads:
+            raise RuntimeError("link already started")
+        self._started_ns = self._clock()
+        for name, target in (("reader", self._run_reader), ("keeper", self._run_keeper)):
+            thread = threading.Thread(target=target, name=f"bridge-{name}", daemon=True)
+            self._threads.append(thread)
+            thread.start()
+        return self
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        session = self._session
+        if session is not None:
+            _cancel_read(session.port)
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def __enter__(self) -> BridgeLink:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def wait_connected(self, timeout: float) -> bool:
+        """Block until the handshake is done and the clock has a real fit."""
+        return self._connected.wait(timeout)
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    @property
+    def device(self) -> Hello | None:
+        """The device's last HELLO (what it is, which boot)."""
+        return self._hello
+
+    @property
+    def clock(self) -> ClockEstimate | None:
+        return self.mapper.estimate
+
+    def stats(self) -> LinkStats:
+        with self._lock:
+            stats = replace(self._stats)
+            stats.bad_frames = self._decoder.stats.bad_total
+            stats.missing = self._highest - self._acked - len(self._above)
+        return stats
+
+    def force_reconnect(self) -> None:
+        """Drop the connection (the reader reopens it): as after a silent device."""
+        session = self._session
+        if session is not None:
+            self._drop(session, "forced")
+
+    # -- commands ----------------------------------------------------------------------
+
+    def set_lamp(self, lamp: int, mode: LampMode | int, period_ms: int = 0) -> None:
+        """Set a lamp (``Lamp.ALL`` for every lamp); written at once, resent
+        until acknowledged, replayed after a reconnect."""
+        with self._lock:
+            if lamp == Lamp.ALL:
+                self._lamps.clear()
+            self._lamps.pop(lamp, None)
+            state = self._lamps[lamp] = _LampState(int(mode), period_ms)
+        self._send_lamp(lamp, state)
+
+    def test_pulse(self, button: int, width_us: int = 20_000) -> int | None:
+        """Ask the firmware to pulse ``button``'s input; the token, or None if
+        not connected. The answer arrives in :attr:`pulses`; the press it
+        causes arrives as any press (flagged ``FLAG_TEST`` in ``on_event``).
+        Keep ``width_us`` above the firmware's hold-off (10 ms), or the
+        release is only noticed when the hold-off ends."""
+        with self._lock:
+            self._token = (self._token + 1) & 0xFFFF
+            token = self._token
+        seq = self._send(TestPulse(button, token, width_us))
+        return None if seq is None else token
+
+    # -- writing -----------------------------------------------------------------------
+
+    def _send(
+        self,
+        message: Message,
+        session: _Session | None = None,
+        on_seq: Callable[[int], None] | None = None,
+        prefix: bytes = b"",
+    ) -> int | None:
+        with self._write_lock:
+            session = session or self._session
+            if session is None:
+                return None
+            seq = self._tx_seq
+            self._tx_seq = (seq + 1) & 0xFFFF
+            if on_seq is not None:
+                on_seq(seq)
+            try:
+                session.port.write(prefix + encode_frame(message, seq))
+            except (serial.SerialException, OSError, ValueError, TypeError, AttributeError) as exc:
+                # (a port closed under our feet raises TypeError/AttributeError in pyserial)
+                with self._lock:
+                    self._stats.write_errors += 1
+                self._drop(session, f"write failed: {exc}")
+                return None
+            return seq
+
+    def _send_lamp(self, lamp: int, state: _LampState, resend: bool = False) -> None:
+        session = self._session
+        if session is None or not session.handshaken:
+            return
+
+        def track(seq: int) -> None:
+            with self._lock:
+                state.pending_seq = seq
+                state.sent_ns = self._clock()
+                state.acked = False
+                if resend:
+                    self._stats.lamp_resent += 1
+                else:
+                    self._stats.lamp_sent += 1
+
+        self._send(Lamp(lamp, state.mode, state.period_ms), session, track)
+
+    def _drop(self, session: _Session, why: str) -> None:
+        """Mark the session dead; the reader closes it and reconnects."""
+        with self._lock:
+            if self._session is not session:
+                return
+            self._session = None
+            self._connected.clear()
+            self._stats.disconnects += 1
+        if not self._stop.is_set():
+            log.warning("bridge link to %s lost: %s", self.config.url, why)
+        _cancel_read(session.port)
+
+    # -- the reader thread -------------------------------------------------------------
+
+    def _run_reader(self) -> None:
+        backoff = self.config.backoff_initial_s
+        while not self._stop.is_set():
+            session = self._open()
+            if session is None:
+                self._stop.wait(backoff)
+                backoff = min(backoff * 2, self.config.backoff_max_s)
+                continue
+            self._read_session(session)
+            if session.handshaken:
+                backoff = self.config.backoff_initial_s
+            self._drop(session, "closed")
+            with contextlib.suppress(Exception):  # a dead port may fail to close any way
+                session.port.close()
+            self._stop.wait(backoff)
+            backoff = min(backoff * 2, self.config.backoff_max_s)
+
+    def _open(self) -> _Session | None:
+        config = self.config
+        try:
+            port = self._serial_factory(
+                config.url,
+                baudrate=config.baudrate,
+                timeout=config.read_timeout_s,
+                write_timeout=config.write_timeout_s,
+            )
+        except (serial.SerialException, OSError, ValueError) as exc:
+            log.debug("cannot open %s: %s", config.url, exc)
+            return None
+        session = _Session(port, self._clock())
+        # A partial frame from before the drop is worthless now.
+        self._decoder = _fresh_decoder(self._decoder)
+        with self._lock:
+            self._session = session
+            self._stats.connects += 1
+        session.hello_sent_ns = self._clock()
+        # The leading delimiter closes off whatever the device's decoder holds.
+        self._send(HostHello(PROTOCOL_VERSION), session, prefix=DELIMITER)
+        self._wake.set()
+        return session
+
+    def _read_session(self, session: _Session) -> None:
+        port = session.port
+        decoder = self._decoder
+        clock = self._clock
+        while not self._stop.is_set() and self._session is session:
+            try:
+                data = port.read(port.in_waiting or 1)
+            except (serial.SerialException, OSError, TypeError, ValueError) as exc:
+                log.debug("read from %s failed: %s", self.config.url, exc)
+                return
+            if not data:
+                continue
+            now = clock()
+            for frame in decoder.feed(data):
+                self._on_frame(session, frame, now)
+
+    def _on_frame(self, session: _Session, frame: Frame, now: int) -> None:
+        message = frame.message
+        session.last_rx_ns = now
+        with self._lock:
+            self._stats.frames += 1
+            if session.rx_seq is not None and session.handshaken:
+                skipped = (frame.seq - session.rx_seq - 1) & 0xFFFF
+                if skipped:
+                    self._stats.frame_gaps += 1
+            session.rx_seq = frame.seq
+        if isinstance(message, Hello):
+            self._on_hello(session, message, now)
+        elif not session.handshaken:
+            return  # whatever came before the HELLO is resent after it
+        elif isinstance(message, PressMsg | ReleaseMsg):
+            if self.mapper.ready:
+                self._on_event(message, now)
+            else:
+                session.pending.append((message, now))
+        elif isinstance(message, Pong):
+            self._on_pong(session, message, now)
+        elif isinstance(message, Heartbeat):
+            self._on_heartbeat(message)
+        elif isinstance(message, CmdAck):
+            self._on_cmd_ack(message)
+        elif isinstance(message, Pulsed):
+            unwrapper = self._unwrapper
+            assert unwrapper is not None
+            device_us = unwrapper.unwrap(message.ticks)
+            t_ns = self.mapper.to_host_ns(device_us)
+            report = PulseReport(message.token, message.button, message.status, device_us, t_ns)
+            self.pulses.put(report)
+        # Host → device types read back (a loop:// port) are ignored.
+
+    def _on_hello(self, session: _Session, hello: Hello, now: int) -> None:
+        if hello.protocol != PROTOCOL_VERSION:
+            with self._lock:
+                self._stats.incompatible += 1
+            log.error(
+                "device speaks protocol %d, this host %d: not connecting",
+                hello.protocol,
+                PROTOCOL_VERSION,
+            )
+            return
+        with self._lock:
+            new_boot = hello.boot_id != self._boot_id
+            if new_boot:
+                if self._boot_id is not None:
+                    self._stats.device_restarts += 1
+                    missing = self._highest - self._acked - len(self._above)
+                    self._stats.lost += missing
+                self._boot_id = hello.boot_id
+                self._unwrapper = TickUnwrapper(hello.tick_bits)
+                self.mapper.reset()
+                device_us = self._unwrapper.unwrap(hello.ticks)
+                self.mapper.seed(device_us, now)
+                self._acked = self._highest = max(hello.oldest_unacked - 1, 0)
+                self._above.clear()
+            else:
+                unwrapper = self._unwrapper
+                assert unwrapper is not None
+                if self.mapper.estimate is not None:
+                    unwrapper.rebase(hello.ticks, self.mapper.to_device_us(now))
+                else:
+                    unwrapper.unwrap(hello.ticks)
+                self._settle_lost(hello.oldest_unacked)
+            self._hello = hello
+            session.handshaken = True
+            session.rx_seq = None
+            session.pings_left = self.config.ping_burst
+            session.next_ping_ns = now
+            self._stats.handshakes += 1
+            self._ack_due = True
+            lamps = list(self._lamps.items())
+        log.info(
+            "bridge handshake: firmware %s, %d buttons, boot %08x%s",
+            ".".join(map(str, hello.firmware)),
+            hello.buttons,
+            hello.boot_id,
+            " (new boot)" if new_boot else " (same boot: resuming)",
+        )
+        for lamp, state in lamps:
+            self._send_lamp(lamp, state, resend=True)
+        if self.mapper.ready:
+            self._connected.set()
+        self._wake.set()
+
+    def _on_pong(self, session: _Session, pong: Pong, now: int) -> None:
+        unwrapper = self._unwrapper
+        assert unwrapper is not None
+        device_us = unwrapper.unwrap(pong.ticks)
+        self.mapper.add_sample(pong.host_t0, device_us, now)
+        with self._lock:
+            self._stats.pongs += 1
+        if session.pending:
+            pending, session.pending = session.pending, []
+            for message, recv_ns in pending:
+                self._on_event(message, recv_ns)
+        if session.handshaken and self._session is session:
+            self._connected.set()
+
+    def _on_heartbeat(self, heartbeat: Heartbeat) -> None:
+        unwrapper = self._unwrapper
+        assert unwrapper is not None
+        unwrapper.unwrap(heartbeat.ticks)
+        with self._lock:
+            self._stats.device_dropped = heartbeat.dropped
+            self._stats.device_rx_bad = heartbeat.rx_bad
+            self._settle_lost(heartbeat.oldest_unacked)
+
+    def _on_cmd_ack(self, ack: CmdAck) -> None:
+        if ack.acked != MsgType.LAMP:
+            return
+        with self._lock:
+            for state in self._lamps.values():
+                if state.pending_seq == ack.seq:
+                    state.pending_seq = None
+                    state.acked = True
+
+    def _settle_lost(self, oldest_unacked: int) -> None:
+        """Events before ``oldest_unacked`` that never arrived never will (lock held)."""
+        if oldest_unacked - 1 <= self._acked:
+            return
+        arrived = sum(1 for s in self._above if s < oldest_unacked)
+        lost = oldest_unacked - 1 - self._acked - arrived
+        if lost > 0:
+            self._stats.lost += lost
+            log.warning("bridge: %d event(s) lost for good (device ring overflowed)", lost)
+        self._above = {s for s in self._above if s >= oldest_unacked}
+        self._acked = oldest_unacked - 1
+        self._highest = max(self._highest, self._acked)
+        self._advance()
+
+    def _advance(self) -> None:
+        above = self._above
+        while self._acked + 1 in above:
+            self._acked += 1
+            above.discard(self._acked)
+
+    def _on_event(self, message: PressMsg | ReleaseMsg, recv_ns: int) -> None:
+        event = message.event
+        hello = self._hello
+        unwrapper = self._unwrapper
+        assert hello is not None and unwrapper is not None
+        with self._lock:
+            self._ack_due = True
+            if event <= self._acked or event in self._above:
+                self._stats.duplicates += 1
+                return
+            if event > self._highest + 1:
+                self._stats.gaps += 1
+                log.warning(
+                    "bridge: events %d..%d missing (a resend should fill them)",
+                    self._highest + 1,
+                    event - 1,
+                )
+            elif event < self._highest:
+                self._stats.recovered += 1
+            self._highest = max(self._highest, event)
+            self._above.add(event)
+            self._advance()
+            self._stats.events += 1
+        # No wake-up of the keeper here: it acks on its own beat (``ack_interval_s``),
+        # so that no other thread competes for the GIL while the press is handed on.
+        device_us = unwrapper.unwrap(message.ticks)
+        t_ns = self.mapper.map_event(device_us)
+        button = message.button
+        seats = self.config.seats
+        if button >= hello.buttons or (seats is not None and button >= len(seats)):
+            with self._lock:
+                self._stats.bad_events += 1
+            return
+        if self.config.drop_before_start and t_ns < self._started_ns:
+            with self._lock:
+                self._stats.stale += 1
+            return
+        seat = seats[button] if seats is not None else button + 1
+        pressed = isinstance(message, PressMsg)
+        self._put(Press(t_ns, seat) if pressed else Release(t_ns, seat))
+        if self._event_hook is not None:
+            self._event_hook(
+                EventInfo(event, button, seat, pressed, device_us, t_ns, recv_ns, message.flags)
+            )
+
+    # -- the keeper thread -------------------------------------------------------------
+
+    def _run_keeper(self) -> None:
+        config = self.config
+        while not self._stop.is_set():
+            self._wake.clear()
+            now = self._clock()
+            wait_ns = int(config.ping_interval_s * _NS)
+            session = self._session
+            if session is not None:
+                try:
+                    wait_ns = min(wait_ns, self._keep(session, now))
+                except Exception:  # the keeper must outlive any one bad round
+                    log.exception("bridge keeper: upkeep failed")
+            self._wake.wait(max(wait_ns, 0) / _NS)
+
+    def _keep(self, session: _Session, now: int) -> int:
+        """One round of upkeep; how long (ns) until the next one is due."""
+        config = self.config
+        if not session.handshaken:
+            due = session.hello_sent_ns + int(config.hello_retry_s * _NS)
+            if now >= due:
+                session.hello_sent_ns = now
+                self._send(HostHello(PROTOCOL_VERSION), session, prefix=DELIMITER)
+                due = now + int(config.hello_retry_s * _NS)
+            return due - now
+        if now - session.last_rx_ns > config.silence_timeout_s * _NS:
+            self._drop(session, f"no frame for {config.silence_timeout_s} s")
+            return 0
+        if self._ack_due:
+            self._ack_due = False
+            self._send(Ack(self._acked), session)
+        waits = [int(config.ping_interval_s * _NS), int(config.ack_interval_s * _NS)]
+        if now >= session.next_ping_ns:
+            t0 = self._clock()
+            self._send(Ping(t0), session)
+            if session.pings_left > 0:
+                session.pings_left -= 1
+                interval = config.ping_burst_interval_s
+            else:
+                interval = config.ping_interval_s
+            session.next_ping_ns = t0 + int(interval * _NS)
+        waits.append(session.next_ping_ns - now)
+        retry_ns = int(config.lamp_retry_s * _NS)
+        with self._lock:
+            due_lamps = [
+                (lamp, state)
+                for lamp, state in self._lamps.items()
+                if not state.acked and (state.sent_ns is None or now - state.sent_ns >= retry_ns)
+            ]
+            pending_sent = [
+                s.sent_ns for s in self._lamps.values() if not s.acked and s.sent_ns is not None
+            ]
+        for lamp, state in due_lamps:
+            self._send_lamp(lamp, state, resend=True)
+        if due_lamps or pending_sent:
+            waits.append(retry_ns)
+        return min(waits)
+
+
+def _cancel_read(port: Any) -> None:
+    cancel = getattr(port, "cancel_read", None)
+    if cancel is not None:
+        with contextlib.suppress(Exception):  # best effort on a port that may be gone
+            cancel()
+
+
+def _fresh_decoder(old: FrameDecoder) -> FrameDecoder:
+    """A decoder with no partial frame, keeping the counters."""
+    decoder = FrameDecoder()
+    decoder.stats = old.stats
+    return decoder
+
+
+__all__ = ["BridgeLink", "EventInfo", "LinkConfig", "LinkStats", "PulseReport"]

@@ -1,0 +1,475 @@
+"""The firmware's pure logic (firmware_bridge/firmware/logic.py), under CPython and
+under a real MicroPython (the WebAssembly port, run by node).
+
+The MicroPython run needs node and the npm package
+``@micropython/micropython-webassembly-pyscript`` installed by ``scripts/test``
+into ``.cache/micropython-wasm`` (or wherever ``SVOYAK_MICROPYTHON_WASM``
+points). It is skipped only when node or npm is missing; with node present
+and the package missing it fails, saying how to install it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware_bridge import protocol as p
+from firmware_bridge.firmware import logic
+from firmware_bridge.protocol import FrameDecoder, encode_frame
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGIC = ROOT / "firmware_bridge" / "firmware" / "logic.py"
+WASM_DIR = Path(
+    os.environ.get("SVOYAK_MICROPYTHON_WASM", ROOT / ".cache" / "micropython-wasm")
+).resolve()
+WASM_MODULE = (
+    WASM_DIR
+    / "node_modules"
+    / "@micropython"
+    / "micropython-webassembly-pyscript"
+    / "micropython.mjs"
+)
+PERIOD = 1 << logic.TICKS_BITS
+
+# -- the same bytes as the host's protocol module ------------------------------------------
+
+
+def test_crc_and_cobs_agree_with_the_host_implementation() -> None:
+    assert logic.crc16(b"123456789") == 0x29B1
+    rng = random.Random(11)
+    for _ in range(500):
+        n = rng.choice([0, 1, 253, 254, 255, 300, rng.randrange(100)])
+        data = bytes(rng.choice([0, rng.randrange(1, 256)]) for _ in range(n))
+        assert logic.crc16(data) == p.crc16(data)
+        assert logic.cobs_encode(data) == p.cobs_encode(data)
+        assert logic.cobs_decode(p.cobs_encode(data)) == data
+
+
+def test_device_frames_decode_on_the_host_and_host_frames_on_the_device() -> None:
+    wire = logic.frame(logic.T_PRESS, 3, struct.pack("<IIBB", 9, 1234, 2, 0))
+    assert FrameDecoder().feed(wire) == [p.Frame(3, p.Press(9, 1234, 2, 0))]
+    reader = logic.FrameReader()
+    host = encode_frame(p.Lamp(1, p.LampMode.BLINK, 300), 77)
+    assert reader.feed(host) == [(logic.T_LAMP, 77, p.Lamp(1, 2, 300).pack())]
+
+
+def test_constants_match_the_protocol() -> None:
+    assert logic.PROTOCOL_VERSION == p.PROTOCOL_VERSION
+    assert logic.MAX_RAW_FRAME == p.MAX_RAW_FRAME
+    for name in ("HELLO", "PRESS", "RELEASE", "HEARTBEAT", "PONG", "CMD_ACK", "PULSED"):
+        assert getattr(logic, f"T_{name}") == p.MsgType[name]
+    for name in ("HOST_HELLO", "ACK", "PING", "LAMP", "TEST_PULSE"):
+        assert getattr(logic, f"T_{name}") == p.MsgType[name]
+        _cls, size = p.MESSAGES[p.MsgType[name]]
+        assert logic.HOST_PAYLOAD[p.MsgType[name]] == size
+    assert (logic.FLAG_RESENT, logic.FLAG_RECONCILED, logic.FLAG_TEST) == (
+        p.FLAG_RESENT,
+        p.FLAG_RECONCILED,
+        p.FLAG_TEST,
+    )
+
+
+def test_ticks_arithmetic_wraps() -> None:
+    assert logic.ticks_diff(5, PERIOD - 5) == 10
+    assert logic.ticks_diff(PERIOD - 5, 5) == -10
+    assert logic.ticks_add(PERIOD - 1, 2) == 1
+    assert logic.ticks_add(0, -1) == PERIOD - 1
+
+
+# -- the edge ring: hold-off, bounce, reconciliation, overflow ----------------------------------
+
+
+def _drain(ring: logic.EdgeRing) -> list[tuple[int, int, int, int]]:
+    out = []
+    while (edge := ring.take()) is not None:
+        out.append(edge)
+    return out
+
+
+def test_first_edge_counts_and_bounce_is_held_off() -> None:
+    ring = logic.EdgeRing(2, size=16, holdoff_us=10_000)
+    t0 = PERIOD - 3_000  # across the counter's wrap
+    for dt in (0, 40, 90, 400, 2_000):  # a bouncing press
+        ring.put(0, logic.ticks_add(t0, dt))
+    assert _drain(ring) == [(0, 1, 0, t0)]
+    ring.housekeep(logic.ticks_add(t0, 10_000), bytearray([1, 0]))  # hold-off over, pin pressed
+    assert _drain(ring) == []
+    release = logic.ticks_add(t0, 50_000)
+    ring.put(0, release)
+    ring.put(0, logic.ticks_add(release, 30))
+    assert _drain(ring) == [(0, 0, 0, release)]
+
+
+def test_bounce_longer_than_the_hold_off_is_reconciled() -> None:
+    ring = logic.EdgeRing(1, size=16, holdoff_us=1_000)
+    ring.put(0, 100)  # press
+    ring.put(0, 1_500)  # a late bounce after the hold-off: taken as a release...
+    assert [e[1] for e in _drain(ring)] == [1, 0]
+    # ...but the pin rests pressed: when the hold-off ends the state is put right.
+    ring.housekeep(2_600, bytearray([1]))
+    assert _drain(ring) == [(0, 1, logic.FLAG_RECONCILED, 2_600)]
+
+
+def test_two_buttons_are_independent() -> None:
+    ring = logic.EdgeRing(2, size=16, holdoff_us=10_000)
+    ring.put(0, 1_000)
+    ring.put(1, 1_100)
+    assert [(b, t) for b, _, _, t in _drain(ring)] == [(0, 1_000), (1, 1_100)]
+
+
+def test_ring_overflow_is_counted_not_fatal() -> None:
+    ring = logic.EdgeRing(8, size=4, holdoff_us=0)
+    for button in range(8):
+        ring.put(button, 10 * button)
+    assert len(_drain(ring)) == 3  # one slot stays free to tell full from empty
+    assert ring.overflows == 5
+
+
+# -- the device's protocol state machine -------------------------------------------------------
+
+
+class Host:
+    """Decodes what a Device writes, and writes host frames into it."""
+
+    def __init__(self, device: logic.Device) -> None:
+        self.device = device
+        self.decoder = FrameDecoder()
+        self.seq = 0
+
+    def send(self, message: p.Message, now: int) -> None:
+        self.device.feed(encode_frame(message, self.seq), now)
+        self.seq += 1
+
+    def read(self) -> list[p.Message]:
+        return [f.message for f in self.decoder.feed(self.device.take_output())]
+
+
+def _device(**kwargs: Any) -> tuple[logic.Device, Host, list[tuple[int, int]], list[Any]]:
+    lamps: list[tuple[int, int]] = []
+    pulses: list[Any] = []
+    device = logic.Device(
+        4,
+        3,
+        b"BOARD-01",
+        0xABCDEF01,
+        on_lamp=lambda i, level: lamps.append((i, level)),
+        on_pulse=lambda b, active: pulses.append((b, active)),
+        **kwargs,
+    )
+    return device, Host(device), lamps, pulses
+
+
+def test_handshake_reports_what_the_device_is() -> None:
+    _, host, _, _ = _device()
+    host.send(p.HostHello(), 500)
+    (hello,) = [m for m in host.read() if isinstance(m, p.Hello)]
+    assert hello == p.Hello(1, (1, 0, 0), 4, 3, 30, b"BOARD-01", 0xABCDEF01, 500, 1, 1)
+
+
+def test_events_are_numbered_acked_and_resent() -> None:
+    device, host, _, _ = _device(resend_us=1_000)
+    host.send(p.HostHello(), 0)
+    host.read()
+    device.edge(2, 1, 100, 150)
+    device.edge(2, 0, 900, 950)
+    assert host.read() == [p.Press(1, 100, 2), p.Release(2, 900, 2)]
+    device.poll(1_200)  # no ack for 1 ms: resend both
+    resent = [m for m in host.read() if isinstance(m, p.Press | p.Release)]
+    assert resent == [p.Press(1, 100, 2, p.FLAG_RESENT), p.Release(2, 900, 2, p.FLAG_RESENT)]
+    host.send(p.Ack(1), 1_300)
+    device.poll(2_400)
+    assert [m for m in host.read() if isinstance(m, p.Release)] == [
+        p.Release(2, 900, 2, p.FLAG_RESENT)
+    ]
+    host.send(p.Ack(2), 2_500)
+    assert device.unacked == [] and device.resend_at is None
+
+
+def test_reconnect_resends_everything_unacked_after_the_hello() -> None:
+    device, host, _, _ = _device()
+    device.edge(0, 1, 10, 20)  # while nobody listens
+    device.take_output()
+    host.send(p.HostHello(), 5_000)
+    messages = host.read()
+    kinds = [type(m) for m in messages]
+    assert kinds.index(p.Hello) < kinds.index(p.Press)
+    assert p.Press(1, 10, 0, p.FLAG_RESENT) in messages
+
+
+def test_full_ring_drops_the_oldest_and_says_so() -> None:
+    device, host, _, _ = _device(ring_size=3)
+    for i in range(5):
+        device.edge(0, (i + 1) % 2, 10 * i, 10 * i)
+    device.take_output()
+    assert [e[0] for e in device.unacked] == [3, 4, 5]
+    device.poll(100)
+    (beat,) = [m for m in host.read() if isinstance(m, p.Heartbeat)]
+    assert (beat.next_event, beat.oldest_unacked, beat.dropped) == (6, 3, 2)
+
+
+def test_ping_is_answered_with_the_host_stamp_echoed() -> None:
+    _, host, _, _ = _device()
+    host.send(p.Ping(2**63 + 5), PERIOD - 1)
+    assert p.Pong(2**63 + 5, PERIOD - 1) in host.read()
+
+
+def test_lamps_on_off_blink_all() -> None:
+    device, host, lamps, _ = _device()
+    host.send(p.Lamp(1, p.LampMode.ON), 0)
+    host.send(p.Lamp(2, p.LampMode.BLINK, 200), 0)  # 100 ms on, 100 ms off
+    acks = [m for m in host.read() if isinstance(m, p.CmdAck)]
+    assert [(a.acked, a.seq, a.status) for a in acks] == [(0x84, 0, 0), (0x84, 1, 0)]
+    assert lamps == [(1, 1), (2, 1)]
+    for now in range(0, 450_001, 10_000):
+        device.poll(now)
+    assert lamps[2:] == [(2, 0), (2, 1), (2, 0), (2, 1)]
+    host.send(p.Lamp(p.Lamp.ALL, p.LampMode.OFF), 460_000)
+    assert set(lamps[-2:]) == {(1, 0), (2, 0)}
+    host.send(p.Lamp(7, p.LampMode.ON), 0)
+    host.send(p.Lamp(0, 9), 0)
+    statuses = [m.status for m in host.read() if isinstance(m, p.CmdAck)]
+    assert statuses[-2:] == [p.AckStatus.BAD_ARGUMENT, p.AckStatus.BAD_ARGUMENT]
+
+
+def test_test_pulse_drives_the_input_and_flags_its_edges() -> None:
+    device, host, _, pulses = _device()
+    host.send(p.TestPulse(1, token=42, width_us=2_000), PERIOD - 500)
+    pulsed = [m for m in host.read() if isinstance(m, p.Pulsed)]
+    assert pulsed == [p.Pulsed(42, 1, 0, PERIOD - 500)]
+    assert pulses == [(1, True)]
+    device.poll(logic.ticks_add(PERIOD - 500, 1_999))
+    assert pulses == [(1, True)]
+    device.poll(logic.ticks_add(PERIOD - 500, 2_000))
+    assert pulses == [(1, True), (1, False)]
+    device.edge(1, 1, 5, 6)  # the edges the pulse caused, as the IRQ captured them
+    device.edge(1, 0, 7, 8)
+    device.edge(1, 1, 9, 10)  # a later real press is not flagged
+    flags = [m.flags for m in host.read() if isinstance(m, p.Press | p.Release)]
+    assert flags == [p.FLAG_TEST, p.FLAG_TEST, 0]
+    host.send(p.TestPulse(9, token=1, width_us=10), 0)
+    assert [m.status for m in host.read() if isinstance(m, p.Pulsed)] == [1]
+
+
+def test_garbage_from_the_host_is_counted_and_does_nothing() -> None:
+    device, host, lamps, pulses = _device()
+    rng = random.Random(4)
+    for _ in range(3_000):
+        device.feed(bytes(rng.randrange(256) for _ in range(rng.randrange(1, 80))), 0)
+    assert lamps == [] and pulses == [] and device.unacked == []
+    assert device.reader.bad > 100
+    device.poll(0)
+    assert [m for m in host.read() if not isinstance(m, p.Heartbeat | p.Pong)] == []
+
+
+# -- the same scenario under CPython and under MicroPython ---------------------------------------
+
+# Runs unchanged on both interpreters (no f-strings with format specs, no
+# dataclasses); prints one JSON line. Its own LCG keeps the numbers identical.
+SCENARIO = r"""
+import json
+import logic
+
+seed = [12345]
+def rand(n):
+    seed[0] = (seed[0] * 1103515245 + 12345) & 0x7FFFFFFF
+    return seed[0] % n
+
+result = {}
+result["crc_check"] = logic.crc16(b"123456789")
+
+# COBS round trips over awkward lengths, with zeros and long runs.
+acc = 0xFFFF
+ok = True
+for n in (0, 1, 2, 253, 254, 255, 256, 300, 509, 510):
+    data = bytes([0 if rand(4) == 0 else 1 + rand(255) for _ in range(n)])
+    enc = logic.cobs_encode(data)
+    ok = ok and (0 not in enc) and logic.cobs_decode(enc) == data
+    acc = logic.crc16(enc, acc)
+result["cobs_ok"] = ok
+result["cobs_digest"] = acc
+
+# The edge ring across the counter's wrap, with bounce.
+period = 1 << logic.TICKS_BITS
+ring = logic.EdgeRing(3, 32, 5000)
+t = period - 2000
+for dt in (0, 30, 70, 6000, 6020, 12000):
+    ring.put(1, logic.ticks_add(t, dt))
+ring.housekeep(logic.ticks_add(t, 20000), bytearray([0, 1, 0]))
+edges = []
+while True:
+    e = ring.take()
+    if e is None:
+        break
+    edges.append(list(e))
+result["edges"] = edges
+
+# A device session: events, the host's frames, time passing across the wrap.
+lamps = []
+pulses = []
+dev = logic.Device(4, 2, b"PICO", 77,
+                   on_lamp=lambda i, v: lamps.append([i, v]),
+                   on_pulse=lambda b, a: pulses.append([b, a]))
+def host(msg_type, seq, payload, now):
+    dev.feed(logic.frame(msg_type, seq, payload), now)
+import struct
+now = period - 300000
+host(logic.T_HOST_HELLO, 0, struct.pack("<BB", 1, 0), now)
+dev.edge(0, 1, now - 10, now)
+dev.edge(0, 0, now + 50000, now + 50001)
+host(logic.T_PING, 1, b"\x01\x02\x03\x04\x05\x06\x07\x08", now + 60000)
+host(logic.T_ACK, 2, struct.pack("<I", 1), now + 70000)
+host(logic.T_LAMP, 3, struct.pack("<BBH", 1, 2, 100), now + 80000)
+host(logic.T_TEST_PULSE, 4, struct.pack("<BBHI", 2, 0, 9, 1500), now + 90000)
+for step in range(0, 600000, 7000):
+    dev.poll(logic.ticks_add(now, 90000 + step))
+out = dev.take_output()
+result["out_len"] = len(out)
+result["out_crc"] = logic.crc16(out)
+result["lamps"] = lamps
+result["pulses"] = pulses
+result["unacked"] = [e[0] for e in dev.unacked]
+
+# The device's decoder against corrupted frames: every chunk counted, none invented.
+reader = logic.FrameReader()
+good = 0
+sent = 0
+for i in range(1500):
+    fr = logic.frame(logic.T_ACK, i, struct.pack("<I", i))
+    body = fr[:-1]
+    kind = rand(4)
+    if kind == 0:
+        chunk = body
+        good += 1
+    elif kind == 1:
+        j = rand(len(body))
+        chunk = body[:j] + bytes([1 + (body[j] + rand(254)) % 255]) + body[j + 1:]
+    elif kind == 2:
+        chunk = body[:1 + rand(len(body) - 1)]
+    else:
+        chunk = bytes([1 + rand(255) for _ in range(1 + rand(90))])
+    sent += 1
+    reader.feed(chunk + b"\x00")
+result["reader"] = [reader.good, reader.bad, good, sent]
+print(json.dumps(result))
+"""
+
+# The hard-IRQ path must not allocate: measured with the GC's own counter.
+ALLOC_CHECK = r"""
+import gc, time, json
+import logic
+ring = logic.EdgeRing(4, 64, 10000, time.ticks_diff)
+put = ring.put
+def irq(i):
+    ring.put(i, time.ticks_us())
+irq(0)
+counts = [0, 0]
+gc.collect()
+gc.disable()
+counts[0] = gc.mem_alloc()
+irq(1)
+irq(2)
+irq(2)
+irq(3)
+counts[1] = gc.mem_alloc()
+gc.enable()
+print(json.dumps({"irq_alloc_bytes": counts[1] - counts[0], "taken": ring.idx[0]}))
+"""
+
+
+def _run_cpython(code: str) -> dict[str, Any]:
+    import contextlib
+    import io
+    import sys
+
+    buffer = io.StringIO()
+    saved = sys.modules.get("logic")
+    sys.modules["logic"] = logic
+    try:
+        with contextlib.redirect_stdout(buffer):
+            exec(compile(code, "<scenario>", "exec"), {"__name__": "__scenario__"})
+    finally:
+        if saved is None:
+            del sys.modules["logic"]
+        else:
+            sys.modules["logic"] = saved
+    result: dict[str, Any] = json.loads(buffer.getvalue())
+    return result
+
+
+def test_scenario_under_cpython() -> None:
+    result = _run_cpython(SCENARIO)
+    assert result["crc_check"] == 0x29B1
+    assert result["cobs_ok"] is True
+    assert result["edges"][0][:3] == [1, 1, 0]  # the press, at the first bounce's tick
+    assert result["reader"][0] == result["reader"][2]  # good frames: exactly those sent good
+    assert result["reader"][0] + result["reader"][1] == result["reader"][3]
+    assert result["unacked"] == [2]
+
+
+_RUNNER = r"""
+import { loadMicroPython } from %(module)s;
+import { readFileSync } from "node:fs";
+let out = "";
+const mp = await loadMicroPython({
+  heapsize: 4 * 1024 * 1024,
+  linebuffer: false,
+  stdout: (data) => { out += new TextDecoder().decode(data); },
+});
+mp.FS.mkdir("/fw");
+mp.FS.writeFile("/fw/logic.py", readFileSync(%(logic)s, "utf8"));
+try {
+  mp.runPython("import sys\nsys.path.insert(0, '/fw')\n" + readFileSync(0, "utf8"));
+} catch (error) {
+  process.stderr.write(String(error.message || error));
+  process.exit(3);
+}
+process.stdout.write(out);
+"""
+
+
+def _micropython(code: str) -> dict[str, Any]:
+    node = shutil.which("node")
+    if node is None or shutil.which("npm") is None:
+        pytest.skip("node/npm not installed: the MicroPython (WebAssembly) run needs them")
+    if not WASM_MODULE.is_file():
+        pytest.fail(
+            f"MicroPython WebAssembly not found at {WASM_MODULE}; install it with\n"
+            f"  npm install --prefix {WASM_DIR} --no-audit --no-fund "
+            "@micropython/micropython-webassembly-pyscript@1.27.0\n"
+            "(scripts/test does this)"
+        )
+    runner = _RUNNER % {
+        "module": json.dumps(WASM_MODULE.as_uri()),
+        "logic": json.dumps(str(LOGIC)),
+    }
+    proc = subprocess.run(
+        [node, "--input-type=module", "-e", runner],
+        input=code,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert lines, proc.stderr
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+def test_scenario_under_micropython_matches_cpython() -> None:
+    under_mp = _micropython(SCENARIO)
+    assert under_mp == _run_cpython(SCENARIO)
+
+
+def test_irq_path_allocates_nothing_under_micropython() -> None:
+    result = _micropython(ALLOC_CHECK)
+    assert result == {"irq_alloc_bytes": 0, "taken": 4}  # the second irq(2) was held off
