@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -45,7 +47,11 @@ def rss_mb(pid: int) -> float:
 
 def one_run(presses: int) -> tuple[float, float, float]:
     began = time.perf_counter()
-    proc = subprocess.Popen(RUN, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # Each run journals its game (as svoyak run always does) in a throwaway folder.
+    env = {**os.environ, "XDG_DATA_HOME": tempfile.mkdtemp(prefix="svoyak-bench-")}
+    proc = subprocess.Popen(
+        RUN, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
     assert proc.stdout is not None
     url = None
     for line in proc.stdout:

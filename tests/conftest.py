@@ -28,3 +28,11 @@ def of_type(outputs: list[dict[str, Any]], *types: str) -> list[dict[str, Any]]:
 @pytest.fixture
 def three() -> list[str]:
     return ["Аня", "Борис", "Вера"]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _games_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """`svoyak run` journals every game under $XDG_DATA_HOME: not the tester's home."""
+    import os
+
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,7 +50,14 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     run.add_argument(
         "--resume",
         action="store_true",
-        help="go on with the game in --journal (a journal that holds a game is resumed anyway)",
+        help="go on with the game in --journal, or with the latest journaled game "
+        "(a journal that holds a game is resumed anyway)",
+    )
+    run.add_argument(
+        "--no-journal",
+        action="store_true",
+        help="keep no journal (a demo that may be lost); by default every game is "
+        "journaled under $XDG_DATA_HOME/svoyak/games/",
     )
     run.add_argument(
         "--pin",
@@ -83,8 +91,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         pin = check_pin(args.pin) if args.pin else new_pin()
     except ValueError as exc:
         return _fail(str(exc))
-    if args.resume and not args.journal:
-        return _fail("--resume needs --journal PATH: the game to go on with")
+    if args.journal is None and not args.no_journal:
+        # Every game is journaled unless asked otherwise: a crash must never lose one.
+        try:
+            args.journal = str(_latest_game() if args.resume else _new_game_path())
+        except FileNotFoundError as exc:
+            return _fail(str(exc))
     if not 0 <= args.port <= 65535:
         return _fail("--port must be 0..65535")
 
@@ -151,6 +163,30 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     return 0
+
+
+def _games_dir() -> Path:
+    from pathlib import Path
+
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
+    return Path(base) / "svoyak" / "games"
+
+
+def _new_game_path() -> Path:
+    import time
+
+    folder = _games_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / time.strftime("game-%Y%m%d-%H%M%S.sqlite")
+
+
+def _latest_game() -> Path:
+    games = sorted(_games_dir().glob("game-*.sqlite"))
+    if not games:
+        raise FileNotFoundError(f"no journaled game to resume in {_games_dir()}")
+    return games[-1]
 
 
 def _header(args: argparse.Namespace, players: tuple[str, ...]) -> dict[str, object]:
