@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,6 +47,13 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     run.add_argument(
         "--journal",
         help="the game's SQLite journal; a journal that already holds a game is resumed",
+    )
+    run.add_argument(
+        "--pins",
+        default=os.environ.get("SVOYAK_PINS"),
+        help="the GPIO pin map (TOML, see hardware/pinmap.example.toml): the buttons and "
+        "lamps of a Raspberry Pi (default: $SVOYAK_PINS, else /etc/svoyak/pins.toml if "
+        "present, else no GPIO). GPIOZERO_PIN_FACTORY=mock runs it on mock pins.",
     )
     run.add_argument(
         "--resume",
@@ -136,6 +144,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
 
     app = create_app(controller, pin, simulate=True)
+    try:
+        gpio = _gpio(args.pins, controller, app.state.panel)
+    except (OSError, ValueError, RuntimeError) as exc:
+        sock.close()
+        return _fail(f"GPIO: {exc}")
     hosts = _addresses(args.host)
     print("svoyak: демо-игра, имитация кнопок / demo game, simulated buttons", flush=True)
     if resumed:
@@ -160,9 +173,26 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass  # Ctrl-C: uvicorn has already shut down cleanly
     finally:
+        if gpio is not None:
+            gpio.close()
         if store is not None:
             store.close()
     return 0
+
+
+def _gpio(pins: str | None, controller: Any, panel: Any) -> Any:
+    """The Pi's buttons and lamps, when a pin map is given or installed; else None."""
+    from hardware.factory import SYSTEM_PINMAP, open_pin_factory
+
+    if pins is None and not SYSTEM_PINMAP.is_file():
+        return None
+    from buzzer.hardware_inputs import attach_gpio
+    from hardware.pinmap import load_pinmap
+
+    pinmap = load_pinmap(pins or SYSTEM_PINMAP)
+    factory = open_pin_factory(simulate=os.environ.get("GPIOZERO_PIN_FACTORY") == "mock")
+    print(f"  кнопки и лампы GPIO / GPIO buttons and lamps: {pins or SYSTEM_PINMAP}")
+    return attach_gpio(controller, pinmap, factory, panel)
 
 
 def _games_dir() -> Path:

@@ -1,0 +1,67 @@
+"""GPIO in a running game: a mock-pin edge becomes a journaled press, the winner's lamp lights,
+a host button gives the signal, and a stuck button is an alert on the panel."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+
+from buzzer.arbiter.events import ReadingStart, Select
+from buzzer.controller import Controller
+from buzzer.hardware_inputs import attach_gpio
+from buzzer.journal.store import JournalStore
+from hardware.pinmap import example_path, load_pinmap
+
+S = 1_000_000_000
+HEADER = {"rules": "tv-modern", "players": ["А", "Б", "В", "Г"], "chooser": 1}
+
+
+class Alerts:
+    def __init__(self) -> None:
+        self.stuck: list[tuple[int, Any]] = []
+        self.ticker = None
+
+    def stuck_button(self, seat: int, held_ms: int | None = None) -> None:
+        self.stuck.append((seat, held_ms))
+
+    def button_released(self, seat: int) -> None:
+        self.stuck.append((seat, "freed"))
+
+
+def wait_for(check: Any, controller: Controller) -> dict[str, Any]:
+    deadline = time.monotonic() + 10
+    while True:
+        controller.tick()
+        snapshot = controller.snapshot()
+        if check(snapshot) or time.monotonic() > deadline:
+            return snapshot
+        time.sleep(0.005)
+
+
+def test_a_mock_pin_edge_is_journaled_decided_and_lights_the_lamp(tmp_path: Path) -> None:
+    pinmap = load_pinmap(example_path())
+    factory = MockFactory()
+    controller = Controller.new(HEADER, JournalStore(tmp_path / "g.sqlite"))
+    alerts = Alerts()
+    attached = attach_gpio(controller, pinmap, factory, alerts)
+    try:
+        now = controller.now()
+        controller.submit(Select(now, 1, 100))
+        controller.submit(ReadingStart(now + 1))
+        signal_pin = factory.pin(pinmap.host["reading_end"].pin)
+        signal_pin.drive_low()  # the host's signal button (active low)
+        wait_for(lambda s: s["phase"] == "open", controller)
+        seat_two = factory.pin(pinmap.players[2].pin)
+        seat_two.drive_low()  # player 2 presses
+        snapshot = wait_for(lambda s: s["answering"] == 2, controller)
+        assert snapshot["answering"] == 2
+        assert attached.lamps.state[2] == "on"
+        assert attached.lamps.state[1] == "off"
+        types = [line.split('"type": "')[1].split('"')[0] for line in controller.store.lines()]
+        assert types[:3] == ["game", "select", "reading_start"]
+        assert "reading_end" in types and "press" in types
+    finally:
+        attached.close()
