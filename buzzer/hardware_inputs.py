@@ -122,3 +122,50 @@ class _Attached:
         self.bank.close()
         self.pump.close()
         self.lamps.close()
+
+
+class BridgeLamps:
+    """Podium lamps on the Pico (lamp ``seat - 1``), following the decisions like
+    :class:`hardware.lamps.LampBoard`: the recognized player's lamp on, a false
+    start blinking, all off when the question closes."""
+
+    def __init__(self, link: Any, seats: int) -> None:
+        self.link = link
+        self.seats = seats
+
+    def apply(self, decisions: list[Any]) -> None:
+        from buzzer.arbiter.decisions import Chooser, FalseStart, Recognized, WindowClosed
+        from firmware_bridge.protocol import LampMode
+
+        for decision in decisions:
+            if isinstance(decision, Recognized):
+                for seat in range(1, self.seats + 1):
+                    mode = LampMode.ON if seat == decision.seat else LampMode.OFF
+                    self.link.set_lamp(seat - 1, mode)
+            elif isinstance(decision, FalseStart):
+                self.link.set_lamp(decision.seat - 1, LampMode.BLINK, 250)
+            elif isinstance(decision, WindowClosed | Chooser):
+                for seat in range(1, self.seats + 1):
+                    self.link.set_lamp(seat - 1, LampMode.OFF)
+
+
+def attach_bridge(controller: Controller, url: str, panel: Any = None) -> Any:
+    """The Pico at ``url`` (a pyserial URL: /dev/ttyACM0, a pty) wired into the game."""
+    from firmware_bridge.link import BridgeLink, LinkConfig
+
+    ticker = getattr(panel, "ticker", None)
+    pump = InputPump(controller, poke=ticker.poke if ticker is not None else (lambda: None))
+    link = BridgeLink(LinkConfig(url), sink=pump.put).start()
+    lamps = BridgeLamps(link, len(controller.core.setup.players))
+    controller.subscribe(lambda decisions, snapshot: lamps.apply(decisions))
+    return _BridgeAttached(pump, link)
+
+
+@dataclasses.dataclass
+class _BridgeAttached:
+    pump: InputPump
+    link: Any
+
+    def close(self) -> None:
+        self.link.stop()
+        self.pump.close()

@@ -65,3 +65,31 @@ def test_a_mock_pin_edge_is_journaled_decided_and_lights_the_lamp(tmp_path: Path
         assert "reading_end" in types and "press" in types
     finally:
         attached.close()
+
+
+def test_a_press_on_the_pico_emulator_is_journaled_decided_and_lights_its_lamp(
+    tmp_path: Path,
+) -> None:
+    from buzzer.arbiter.events import ReadingEnd
+    from buzzer.hardware_inputs import attach_bridge
+    from firmware_bridge.emulator import Emulator
+
+    controller = Controller.new(HEADER, JournalStore(tmp_path / "g.sqlite"))
+    with Emulator() as emulator:
+        attached = attach_bridge(controller, emulator.path)
+        try:
+            assert attached.link.wait_connected(10)
+            now = controller.now()
+            for item in (Select(now, 2, 200), ReadingStart(now + 1), ReadingEnd(now + 2)):
+                controller.submit(item)
+            wait_for(lambda s: s["phase"] == "open", controller)  # after the signal
+            emulator.press(2)  # button 2 is seat 3
+            snapshot = wait_for(lambda s: s["answering"] == 3, controller)
+            assert snapshot["answering"] == 3
+            deadline = time.monotonic() + 10
+            while emulator.lamp_levels[2] != 1 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert emulator.lamp_levels[2] == 1 and emulator.lamp_levels[0] == 0
+            assert any('"press"' in line for line in controller.store.lines())
+        finally:
+            attached.close()

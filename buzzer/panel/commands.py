@@ -56,6 +56,12 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "present, else no GPIO). GPIOZERO_PIN_FACTORY=mock runs it on mock pins.",
     )
     run.add_argument(
+        "--serial",
+        default=os.environ.get("SVOYAK_SERIAL"),
+        help="the Raspberry Pi Pico's serial port, as a pyserial URL (/dev/ttyACM0, or the "
+        "path `svoyak emulate` prints); default: $SVOYAK_SERIAL, else none",
+    )
+    run.add_argument(
         "--resume",
         action="store_true",
         help="go on with the game in --journal, or with the latest journaled game "
@@ -149,6 +155,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except (OSError, ValueError, RuntimeError) as exc:
         sock.close()
         return _fail(f"GPIO: {exc}")
+    bridge = None
+    if args.serial:
+        from buzzer.hardware_inputs import attach_bridge
+
+        print(f"  Pico: {args.serial}")
+        bridge = attach_bridge(controller, args.serial, app.state.panel)
     hosts = _addresses(args.host)
     print("svoyak: демо-игра, имитация кнопок / demo game, simulated buttons", flush=True)
     if resumed:
@@ -173,6 +185,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass  # Ctrl-C: uvicorn has already shut down cleanly
     finally:
+        if bridge is not None:
+            bridge.close()
         if gpio is not None:
             gpio.close()
         if store is not None:
