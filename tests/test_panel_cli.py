@@ -96,3 +96,24 @@ def test_run_with_the_board_window_serves_the_panel_and_draws(tmp_path: Path) ->
             time.sleep(0.02)
             state = client.get("/api/state").json()["snapshot"]
         assert state["cell"] == [1, 100]
+
+
+def test_run_takes_its_options_from_a_config_file(tmp_path: Path) -> None:
+    config = tmp_path / "svoyak.toml"
+    config.write_text(
+        '[game]\nrules = "championship-2003"\nplayers = ["Ира", "Олег"]\n'
+        '[panel]\npin = "9753"\nhost = "127.0.0.1"\nport = 0\n'
+        f'[journal]\npath = "{tmp_path / "g.sqlite"}"\n',
+        encoding="utf-8",
+    )
+    with served("--headless", "--config", str(config)) as (url, out):
+        assert any("PIN: 9753" in line for line in out)
+        state = httpx.get(url + "/api/state", timeout=10).json()["snapshot"]
+        assert state["rules"] == "championship-2003" and state["players"] == ["Ира", "Олег"]
+    assert (tmp_path / "g.sqlite").exists()
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[game]\ncolour = 'red'\n", encoding="utf-8")
+    done = subprocess.run(
+        [*RUN, "--headless", "--config", str(bad)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "unknown key [game] colour" in done.stderr

@@ -37,7 +37,12 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         help="the address to listen on (default: every interface, so that a tablet "
         "on the club's Wi-Fi can reach it; 127.0.0.1: this computer only)",
     )
-    run.add_argument("--rules", default="tv-modern", help="a rules id (see `svoyak rules`)")
+    run.add_argument("--rules", help="a rules id (see `svoyak rules`; default tv-modern)")
+    run.add_argument(
+        "--config",
+        help="a TOML file: [game] rules, players, package; [panel] port, host, pin; "
+        "[hardware] pins, serial; [journal] path (the command line wins)",
+    )
     run.add_argument("--players", help="player names, comma-separated (default: Анна,Борис,Вера)")
     run.add_argument(
         "--package",
@@ -94,6 +99,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from buzzer.panel.demo import DEMO_PLAYERS
     from rules.profiles import RULE_SYSTEMS
 
+    if args.config is not None:
+        try:
+            _apply_config(args, Path(args.config))
+        except (OSError, ValueError) as exc:
+            return _fail(f"config {args.config}: {exc}")
+    if args.rules is None:
+        args.rules = "tv-modern"
     if args.rules not in RULE_SYSTEMS:
         return _fail(f"unknown rules id {args.rules!r}; known: {', '.join(RULE_SYSTEMS)}")
     players = DEMO_PLAYERS
@@ -192,6 +204,42 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     return 0
+
+
+#: [section] key → the option it sets (when the command line did not).
+_CONFIG_KEYS = {
+    ("game", "rules"): "rules",
+    ("game", "players"): "players",
+    ("game", "package"): "package",
+    ("panel", "port"): "port",
+    ("panel", "host"): "host",
+    ("panel", "pin"): "pin",
+    ("hardware", "pins"): "pins",
+    ("hardware", "serial"): "serial",
+    ("journal", "path"): "journal",
+}
+_PARSER_DEFAULTS = {"port": 8000, "host": "0.0.0.0"}
+
+
+def _apply_config(args: argparse.Namespace, path: Path) -> None:
+    """Fill the options the command line left unset from the TOML file."""
+    import tomllib
+
+    with path.open("rb") as handle:
+        data = tomllib.load(handle)
+    for section, table in data.items():
+        if not isinstance(table, dict):
+            raise ValueError(f"[{section}] must be a table")
+        for key, value in table.items():
+            option = _CONFIG_KEYS.get((section, key))
+            if option is None:
+                known = ", ".join(f"[{s}] {k}" for s, k in _CONFIG_KEYS)
+                raise ValueError(f"unknown key [{section}] {key}; the keys are: {known}")
+            if option == "players" and isinstance(value, list):
+                value = ",".join(str(v) for v in value)
+            current = getattr(args, option)
+            if current is None or current == _PARSER_DEFAULTS.get(option):
+                setattr(args, option, value if option == "port" else str(value))
 
 
 def _gpio(pins: str | None, controller: Any, panel: Any) -> Any:
