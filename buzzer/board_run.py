@@ -18,7 +18,7 @@ from buzzer.controller import Controller
 
 
 def run_with_board(
-    server: Any, sock: socket.socket, controller: Controller, pin: str, url: str
+    server: Any, sock: socket.socket, controller: Controller, pin: str, url: str, texts: Any = None
 ) -> int:
     """Serve the panel in a thread and run the board window until it closes."""
     import pygame
@@ -43,6 +43,12 @@ def run_with_board(
         )
         return 2
     board.attach(controller)
+    if texts is not None:
+        # The question's text from the package (the snapshot carries none).
+        controller.subscribe(
+            lambda decisions, snapshot: board.set_question(texts.question(snapshot))
+        )
+        board.final_theme_names = texts.final_themes
     poke = _ticker_poke(server)
 
     def submit(item: Input) -> None:

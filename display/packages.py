@@ -27,6 +27,29 @@ class PackageTexts:
         final = self.package.final if self.package is not None else None
         return tuple(theme.name for theme in final.themes) if final is not None else ()
 
+    def host_view(self, snapshot: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The question being played with its answer, for the host's eyes only."""
+        found = self._current(snapshot)
+        if found is None:
+            return None
+        return {
+            "text": found.text,
+            "answer": list(found.right),
+            "comment": found.comment,
+        }
+
+    def _current(self, snapshot: Mapping[str, Any]) -> Any:
+        if self.package is None or snapshot.get("shootout"):
+            return None
+        if snapshot.get("stage") not in ("question", "special", "bidding", "cat_give", "cat_price"):
+            return None
+        cell = snapshot.get("cell")
+        rounds = self.package.main_rounds
+        round_no = int(snapshot.get("round") or 0)
+        if not cell or not 1 <= round_no <= len(rounds):
+            return None
+        return rounds[round_no - 1].question_at(int(cell[0]), int(cell[1]))
+
     def question(self, snapshot: Mapping[str, Any]) -> str | None:
         """The text of the question being played, if the package has one for that cell."""
         if self.package is None or snapshot.get("shootout"):

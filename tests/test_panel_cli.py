@@ -3,6 +3,7 @@ the demo game, and resumes the game from its journal when started again."""
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import re
@@ -14,6 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -117,3 +119,48 @@ def test_run_takes_its_options_from_a_config_file(tmp_path: Path) -> None:
         [*RUN, "--headless", "--config", str(bad)], capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2 and "unknown key [game] colour" in done.stderr
+
+
+def test_the_host_sees_the_question_and_its_answer_the_viewer_does_not(tmp_path: Path) -> None:
+    """With a question package, the host's panel gets the question's text and answer;
+    the viewer's page (a player's phone) never gets the answer."""
+    import asyncio
+
+    import websockets
+
+    journal = tmp_path / "g.sqlite"
+    args = (
+        "--headless",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--journal",
+        str(journal),
+        "--package",
+        "svoyak:demo",
+        "--pin",
+        "2580",
+    )
+    with served(*args) as (url, _printed):
+        client = httpx.Client(base_url=url, timeout=10)
+        assert client.post("/api/login", json={"pin": "2580"}).status_code == 200
+        body = {"id": "q1", "command": {"type": "select", "theme": 1, "price": 100}}
+        assert client.post("/api/command", json=body).status_code == 200
+        deadline = time.monotonic() + 20
+        while client.get("/api/state").json()["snapshot"]["cell"] is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        cookie = "; ".join(f"{k}={v}" for k, v in client.cookies.items())
+
+        async def first_state(headers: dict[str, str]) -> dict[str, Any]:
+            ws_url = url.replace("http://", "ws://") + "/ws"
+            async with websockets.connect(ws_url, additional_headers=headers) as ws:
+                return json.loads(await asyncio.wait_for(ws.recv(), 10))
+
+        host = asyncio.run(first_state({"Cookie": cookie}))
+        viewer = asyncio.run(first_state({}))
+    question = host["panel"]["question"]
+    assert question["text"] and question["answer"]
+    assert "question" not in viewer["panel"]
+    assert question["answer"][0] not in json.dumps(viewer, ensure_ascii=False)

@@ -162,6 +162,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
 
     app = create_app(controller, pin, simulate=True)
+    texts = _package_texts(store, args, players)
+    app.state.panel.hub.question_lookup = texts.host_view
     try:
         gpio = _gpio(args.pins, controller, app.state.panel)
     except (OSError, ValueError, RuntimeError) as exc:
@@ -193,7 +195,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         else:
             from buzzer.board_run import run_with_board
 
-            return run_with_board(server, sock, controller, pin, f"http://{hosts[-1]}:{port}/")
+            url = f"http://{hosts[-1]}:{port}/"
+            return run_with_board(server, sock, controller, pin, url, texts)
     except KeyboardInterrupt:
         pass  # Ctrl-C: uvicorn has already shut down cleanly
     finally:
@@ -240,6 +243,18 @@ def _apply_config(args: argparse.Namespace, path: Path) -> None:
             current = getattr(args, option)
             if current is None or current == _PARSER_DEFAULTS.get(option):
                 setattr(args, option, value if option == "port" else str(value))
+
+
+def _package_texts(store: Any, args: argparse.Namespace, players: tuple[str, ...]) -> Any:
+    """The questions' texts and answers of the game's package (none for the demo board)."""
+    import json
+
+    from display.packages import PackageTexts
+
+    if store is not None and len(store):
+        header = next(iter(store.lines()))
+        return PackageTexts.from_header(header, store.path.resolve().parent)
+    return PackageTexts.from_header(json.dumps(_header(args, players)), None)
 
 
 def _gpio(pins: str | None, controller: Any, panel: Any) -> Any:

@@ -114,6 +114,9 @@ class PanelHub:
         self._log_size = log_size
         self._queue_size = queue_size
         self.paused = False
+        #: snapshot → {"text", "answer", "comment"} of the question being played
+        #: (set by `svoyak run` from the question package); shown to the host only.
+        self.question_lookup: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
         self.alerts: deque[dict[str, Any]] = deque(maxlen=alert_size)
         self._alert_ids = itertools.count(1)
         self._final_timer_until: int | None = None
@@ -288,7 +291,14 @@ class PanelHub:
         }
         if host:
             state["commands"] = self.command_log()
+            state["question"] = self.host_question()
         return state
+
+    def host_question(self) -> dict[str, Any] | None:
+        """The question being played, with its answer: for the host's panel only
+        (never sent to viewers, whose pages a player's phone may show)."""
+        lookup = self.question_lookup
+        return lookup(self.controller.snapshot()) if lookup is not None else None
 
     def state_message(self, host: bool) -> str:
         """The whole state: what a panel gets on connect, and on a resync."""
@@ -339,7 +349,7 @@ class PanelHub:
             head = f'{{"type": "update", "version": {snapshot["version"]}, '
             head += f'"decisions": {body_decisions}, "snapshot": {body_snapshot}, "panel": '
             viewer = head + json.dumps(public, ensure_ascii=False) + "}"
-            host_panel = dict(public, commands=self.command_log())
+            host_panel = dict(public, commands=self.command_log(), question=self.host_question())
             host = head + json.dumps(host_panel, ensure_ascii=False) + "}"
         self._dispatch(viewer, host)
         hook = self.on_input

@@ -225,9 +225,20 @@
     }
   }
 
+  function questionBlock(box) {
+    // The package's question and answer: the host's page only (never the viewer's).
+    const q = panel && panel.question;
+    if (!q || !q.text) return;
+    box.append(el("div", { class: "question-box", id: "question-text" },
+      el("p", { class: "text" }, q.text),
+      el("p", { class: "answer" }, t("answer") + ": " + (q.answer || []).join(" / ")),
+      q.comment ? el("p", { class: "comment" }, q.comment) : ""));
+  }
+
   function renderQuestion(box) {
     const s = snapshot;
     stageHead(box);
+    questionBlock(box);
     let phase = t("phase." + s.phase);
     if (s.phase === "reading" && resumedReading) phase = t("reading.resume");
     box.append(el("p", { class: "phase", id: "phase", dataset: { phase: s.phase } },
