@@ -47,7 +47,8 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     run.add_argument(
         "--package",
         help="the question package (.siq, or the project's .json; svoyak:demo: the built-in "
-        "demo package); default: a small built-in demo board",
+        "demo package); default: svoyak:demo with the board window, a small demo board "
+        "with --headless",
     )
     run.add_argument(
         "--journal",
@@ -303,6 +304,14 @@ def _header(args: argparse.Namespace, players: tuple[str, ...]) -> dict[str, obj
     from buzzer.panel.demo import demo_header
 
     if args.package is None:
+        if not args.headless:
+            # A new user's first game: the built-in demo package, texts and all.
+            return {
+                "rules": args.rules,
+                "players": list(players),
+                "package": "svoyak:demo",
+                "chooser": 1,
+            }
         return demo_header(args.rules, players)
     package = args.package
     if package != "svoyak:demo":
