@@ -310,7 +310,6 @@ def _header(args: argparse.Namespace, players: tuple[str, ...]) -> dict[str, obj
                 "rules": args.rules,
                 "players": list(players),
                 "package": "svoyak:demo",
-                "chooser": 1,
             }
         return demo_header(args.rules, players)
     package = args.package
