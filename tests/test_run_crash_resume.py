@@ -1,6 +1,7 @@
-"""`svoyak run --headless` as a real process: a game played through presses and the
-panel's API, `kill -9` mid-game, `--resume`, the game finishes, and the exported
-journal replays to the same result (issue 7's end-to-end test)."""
+"""`svoyak run --headless` as a real process: a game played through button presses
+(on the Pico emulator, over a pseudo-terminal, through the real serial link) and
+the panel's API, `kill -9` mid-game, `--resume`, the game finishes, and the
+exported journal replays to the same result (issue 7's end-to-end test)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any
 import httpx
 
 from buzzer.replay import replay_lines
+from firmware_bridge.emulator import Emulator
 
 RUN = [sys.executable, "-m", "buzzer.cli", "run", "--headless", "--host", "127.0.0.1"]
 PACKAGE = {
@@ -70,7 +72,8 @@ def settled(client: httpx.Client, check: Any) -> dict[str, Any]:
 
 
 class Host:
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, emulator: Any) -> None:
+        self.emulator = emulator
         self.client = httpx.Client(base_url=url, timeout=10)
         assert self.client.post("/api/login", json={"pin": "8642"}).status_code == 200
         self.count = 0
@@ -82,7 +85,7 @@ class Host:
         assert response.status_code == 200, response.text
 
     def press(self, seat: int) -> None:
-        assert self.client.post("/api/simulate/press", json={"seat": seat}).status_code == 200
+        self.emulator.press(seat - 1)  # the Pico's button index: seat - 1
 
     def play(self, price: int, seat: int, verdict: str) -> dict[str, Any]:
         self.command(type="select", theme=1, price=price)
@@ -99,7 +102,8 @@ def test_kill_9_mid_game_then_resume_finishes_and_the_journal_replays(tmp_path: 
     package = tmp_path / "mini.json"
     package.write_text(json.dumps(PACKAGE, ensure_ascii=False), encoding="utf-8")
     journal = tmp_path / "game.sqlite"
-    common = ["--journal", str(journal), "--pin", "8642", "--port", "0"]
+    emulator = Emulator().start()  # the Pico, on a pseudo-terminal
+    common = ["--journal", str(journal), "--pin", "8642", "--port", "0", "--serial", emulator.path]
     first, url = start(
         [
             *common,
@@ -112,7 +116,7 @@ def test_kill_9_mid_game_then_resume_finishes_and_the_journal_replays(tmp_path: 
         ]
     )
     try:
-        host = Host(url)
+        host = Host(url, emulator)
         state = host.play(10, 2, "correct")
         assert state["scores"] == {"1": 0, "2": 10, "3": 0}
         host.command(type="select", theme=1, price=20)  # mid-question...
@@ -124,7 +128,7 @@ def test_kill_9_mid_game_then_resume_finishes_and_the_journal_replays(tmp_path: 
 
     second, url = start([*common, "--resume"])
     try:
-        host = Host(url)
+        host = Host(url, emulator)
         state = host.client.get("/api/state").json()["snapshot"]
         assert state["scores"] == {"1": 0, "2": 10, "3": 0}
         assert state["cell"] == [1, 20] and state["phase"] == "reading"
@@ -141,6 +145,7 @@ def test_kill_9_mid_game_then_resume_finishes_and_the_journal_replays(tmp_path: 
     finally:
         second.send_signal(signal.SIGINT)
         second.wait(timeout=15)
+        emulator.stop()
 
     exported = tmp_path / "game.jsonl"
     done = subprocess.run(
