@@ -1,0 +1,162 @@
+"""Benchmark: a button press → the host's panel shows who answers (issue 7).
+
+A script, not a test: ``python bench/press_to_panel.py [--trials N] [--json]``.
+
+``svoyak run --headless --serial <pty>`` runs as a real process with the Pico
+emulator on a pseudo-terminal; a WebSocket client logs in as the host. Each
+trial opens a question through the panel's API, presses a button on the
+emulator, and times from the press (the emulator's write of the frame) to
+the WebSocket message whose snapshot names the answering player. The goal
+(issue 7): p99 ≤ settle (3 ms) + 5 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+from firmware_bridge.emulator import Emulator
+
+PIN = "4321"
+
+
+def package(themes: int) -> dict[str, Any]:
+    prices = [10, 20, 30, 40, 50]
+    return {
+        "name": "bench",
+        "rounds": [
+            {
+                "name": "R",
+                "themes": [
+                    {
+                        "name": f"T{i}",
+                        "questions": [{"price": p, "text": "?", "answer": "!"} for p in prices],
+                    }
+                    for i in range(1, themes + 1)
+                ],
+            }
+        ],
+    }
+
+
+async def trials(url: str, emulator: Emulator, count: int) -> list[float]:
+    client = httpx.AsyncClient(base_url=url, timeout=10)
+    assert (await client.post("/api/login", json={"pin": PIN})).status_code == 200
+    cookie = "; ".join(f"{k}={v}" for k, v in client.cookies.items())
+    ws_url = url.replace("http://", "ws://") + "/ws"
+    results: list[float] = []
+    counter = 0
+    async with websockets.connect(ws_url, additional_headers={"Cookie": cookie}) as ws:
+
+        async def until(check: Any) -> float:
+            while True:
+                message = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                snapshot = message.get("snapshot")
+                if snapshot is not None and check(snapshot):
+                    return time.perf_counter_ns() / 1e6
+
+        async def command(**body: Any) -> None:
+            nonlocal counter
+            counter += 1
+            request = {"id": f"b{counter}", "command": body}
+            response = await client.post("/api/command", json=request)
+            assert response.status_code == 200, response.text
+
+        for n in range(count):
+            theme, price = 1 + n // 5, (10, 20, 30, 40, 50)[n % 5]
+            seat = 1 + n % 3
+            await command(type="select")
+            await command(type="reading_start")
+            await command(type="reading_end")
+            await until(lambda s: s["phase"] == "open")
+            await asyncio.sleep(0.02)
+            pressed = time.perf_counter_ns() / 1e6
+            emulator.press(seat - 1)
+            shown = await until(lambda s, seat=seat: s["answering"] == seat)
+            results.append(shown - pressed)
+            emulator.release(seat - 1)
+            await command(type="judge", verdict="correct")
+            await until(lambda s: s["stage"] in ("board", "over"))
+            del theme, price
+    await client.aclose()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--trials", type=int, default=60)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="svoyak-bench-"))
+    (folder / "p.json").write_text(json.dumps(package(1 + args.trials // 5)), encoding="utf-8")
+    with Emulator() as emulator:
+        env = {**os.environ, "XDG_DATA_HOME": str(folder)}
+        command = [
+            sys.executable,
+            "-m",
+            "buzzer.cli",
+            "run",
+            "--headless",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--pin",
+            PIN,
+            "--rules",
+            "sport-no-false-start",
+            "--package",
+            str(folder / "p.json"),
+            "--serial",
+            emulator.path,
+        ]
+        proc = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+        )
+        assert proc.stdout is not None
+        url = None
+        for line in proc.stdout:
+            found = re.search(r"http://127\.0\.0\.1:\d+", line)
+            url = url or (found.group(0) if found else None)
+            if line.strip().startswith("PIN:"):
+                break
+        assert url is not None
+        try:
+            time.sleep(0.5)  # the link's handshake and clock pings
+            latencies = sorted(asyncio.run(trials(url, emulator, args.trials)))
+        finally:
+            proc.terminate()
+            proc.wait(timeout=15)
+    p99 = latencies[min(len(latencies) - 1, round(0.99 * (len(latencies) - 1)))]
+    result = {
+        "trials": len(latencies),
+        "median_ms": statistics.median(latencies),
+        "p99_ms": p99,
+        "max_ms": latencies[-1],
+        "goal_p99_ms": 8.0,
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(
+            f"press → panel shows the answerer: median {result['median_ms']:.2f} ms, "
+            f"p99 {p99:.2f} ms, max {latencies[-1]:.2f} ms over {len(latencies)} trials "
+            "(goal p99 ≤ 3 ms settle + 5 ms)"
+        )
+
+
+if __name__ == "__main__":
+    main()
