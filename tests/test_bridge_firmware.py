@@ -438,7 +438,10 @@ process.stdout.write(out);
 def _micropython(code: str) -> dict[str, Any]:
     node = shutil.which("node")
     if node is None or shutil.which("npm") is None:
-        pytest.skip("node/npm not installed: the MicroPython (WebAssembly) run needs them")
+        pytest.fail(
+            "node and npm are needed to run the firmware's logic under MicroPython "
+            "(its WebAssembly port): install Node.js 20+, then run ./scripts/test"
+        )
     if not WASM_MODULE.is_file():
         pytest.fail(
             f"MicroPython WebAssembly not found at {WASM_MODULE}; install it with\n"
