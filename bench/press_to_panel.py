@@ -15,11 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import re
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -27,6 +23,7 @@ from typing import Any
 
 import httpx
 import websockets
+from spawn import spawn_run
 
 from firmware_bridge.emulator import Emulator
 
@@ -103,18 +100,7 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="svoyak-bench-"))
     (folder / "p.json").write_text(json.dumps(package(1 + args.trials // 5)), encoding="utf-8")
     with Emulator() as emulator:
-        env = {**os.environ, "XDG_DATA_HOME": str(folder)}
-        command = [
-            sys.executable,
-            "-m",
-            "buzzer.cli",
-            "run",
-            "--headless",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--pin",
+        proc, url = spawn_run(
             PIN,
             "--rules",
             "sport-no-false-start",
@@ -122,18 +108,7 @@ def main() -> None:
             str(folder / "p.json"),
             "--serial",
             emulator.path,
-        ]
-        proc = subprocess.Popen(
-            command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
         )
-        assert proc.stdout is not None
-        url = None
-        for line in proc.stdout:
-            found = re.search(r"http://127\.0\.0\.1:\d+", line)
-            url = url or (found.group(0) if found else None)
-            if line.strip().startswith("PIN:"):
-                break
-        assert url is not None
         try:
             time.sleep(0.5)  # the link's handshake and clock pings
             latencies = sorted(asyncio.run(trials(url, emulator, args.trials)))

@@ -12,30 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
 import httpx
-
-RUN = [
-    sys.executable,
-    "-m",
-    "buzzer.cli",
-    "run",
-    "--headless",
-    "--host",
-    "127.0.0.1",
-    "--port",
-    "0",
-    "--pin",
-    "1234",
-]
+from spawn import spawn_run
 
 
 def rss_mb(pid: int) -> float:
@@ -47,19 +29,7 @@ def rss_mb(pid: int) -> float:
 
 def one_run(presses: int) -> tuple[float, float, float]:
     began = time.perf_counter()
-    # Each run journals its game (as svoyak run always does) in a throwaway folder.
-    env = {**os.environ, "XDG_DATA_HOME": tempfile.mkdtemp(prefix="svoyak-bench-")}
-    proc = subprocess.Popen(
-        RUN, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
-    )
-    assert proc.stdout is not None
-    url = None
-    for line in proc.stdout:
-        found = re.search(r"http://127\.0\.0\.1:\d+", line)
-        url = url or (found.group(0) if found else None)
-        if line.startswith("  PIN:"):
-            break
-    assert url is not None
+    proc, url = spawn_run("1234")
     client = httpx.Client(base_url=url, timeout=10)
     while True:
         try:
