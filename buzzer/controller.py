@@ -133,7 +133,9 @@ class Controller:
             now = self.now()
             if deadline is None or now < deadline:
                 return []
-            return self.submit(Tick(now))
+        # Submitted outside the check's lock: listeners must never run while a
+        # thread other than the submitter's own holds the controller's lock.
+        return self.submit(Tick(now))
 
     def snapshot(self) -> dict[str, Any]:
         with self._lock:

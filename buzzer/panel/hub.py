@@ -283,7 +283,7 @@ class PanelHub:
                 del cache[ref]
         return out
 
-    def panel_state(self, host: bool) -> dict[str, Any]:
+    def panel_state(self, host: bool, snapshot: dict[str, Any] | None = None) -> dict[str, Any]:
         state: dict[str, Any] = {
             "paused": self.paused,
             "alerts": list(self.alerts),
@@ -291,14 +291,18 @@ class PanelHub:
         }
         if host:
             state["commands"] = self.command_log()
-            state["question"] = self.host_question()
+            state["question"] = self.host_question(
+                snapshot if snapshot is not None else self.controller.snapshot()
+            )
         return state
 
-    def host_question(self) -> dict[str, Any] | None:
+    def host_question(self, snapshot: dict[str, Any]) -> dict[str, Any] | None:
         """The question being played, with its answer: for the host's panel only
-        (never sent to viewers, whose pages a player's phone may show)."""
+        (never sent to viewers, whose pages a player's phone may show). Takes the
+        snapshot it is about: asking the controller here could deadlock, as a
+        listener runs while a ticking thread may hold the controller's lock."""
         lookup = self.question_lookup
-        return lookup(self.controller.snapshot()) if lookup is not None else None
+        return lookup(snapshot) if lookup is not None else None
 
     def state_message(self, host: bool) -> str:
         """The whole state: what a panel gets on connect, and on a resync."""
@@ -308,7 +312,7 @@ class PanelHub:
                 "type": "state",
                 "version": snapshot["version"],
                 "snapshot": snapshot,
-                "panel": self.panel_state(host),
+                "panel": self.panel_state(host, snapshot),
             },
             ensure_ascii=False,
         )
@@ -340,6 +344,7 @@ class PanelHub:
                     self.on_input()
                 return
         extras = self.extras()
+        question = self.host_question(snapshot)
         with self._lock:
             self._last_visible = visible
             self._remember(snapshot)
@@ -349,7 +354,7 @@ class PanelHub:
             head = f'{{"type": "update", "version": {snapshot["version"]}, '
             head += f'"decisions": {body_decisions}, "snapshot": {body_snapshot}, "panel": '
             viewer = head + json.dumps(public, ensure_ascii=False) + "}"
-            host_panel = dict(public, commands=self.command_log(), question=self.host_question())
+            host_panel = dict(public, commands=self.command_log(), question=question)
             host = head + json.dumps(host_panel, ensure_ascii=False) + "}"
         self._dispatch(viewer, host)
         hook = self.on_input
