@@ -164,3 +164,27 @@ def test_the_host_sees_the_question_and_its_answer_the_viewer_does_not(tmp_path:
     assert question["text"] and question["answer"]
     assert "question" not in viewer["panel"]
     assert question["answer"][0] not in json.dumps(viewer, ensure_ascii=False)
+
+
+def test_a_stream_of_presses_never_hangs_the_server(tmp_path: Path) -> None:
+    """Regression: the host panel's message once looked the question up through the
+    controller while holding the hub's lock, as the ticker held the controller's lock
+    and waited for the hub: a few hundred presses hung the server."""
+    args = (
+        "--headless",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--pin",
+        "1470",
+        "--journal",
+        str(tmp_path / "g.sqlite"),
+    )
+    with served(*args) as (url, _printed):
+        client = httpx.Client(base_url=url, timeout=10)
+        assert client.post("/api/login", json={"pin": "1470"}).status_code == 200
+        for i in range(400):
+            response = client.post("/api/simulate/press", json={"seat": 1 + i % 3})
+            assert response.status_code == 200, (i, response.text)
+        assert client.get("/api/state").status_code == 200
