@@ -16,7 +16,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from types import MappingProxyType
 from typing import Any
 
@@ -49,40 +48,16 @@ from buzzer.arbiter.events import (
 from buzzer.arbiter.machine import Arbiter, Phase, SequenceError
 from buzzer.arbiter.params import DEFAULT_SETTLE_NS
 from rules.board import Board, BoardError, RoundSpec
+from rules.final import FinalRound
 from rules.profiles import RuleSystem
 from rules.specials.bidding import Bidding, BidError, bidding_order
 from rules.specials.params import CatPrice as CatPriceRule
 from rules.specials.params import (
     FirstChooserRule,
-    NobodyPositive,
     RoundChooser,
-    SinglePositive,
     TieBreak,
 )
-
-
-class SpecialKind(Enum):
-    """A special question's kind (RULES.md B.1 / B.2)."""
-
-    STAKE = "stake"  # C2003-2.4.6 «своя игра»; TV auction (TV-S-AUC-*)
-    CAT = "cat"  # TV-S-CAT-*
-    SPONSOR = "sponsor"  # TV-S-SPN-*
-
-
-class Stage(Enum):
-    """Where the game is, between questions and inside special procedures."""
-
-    BOARD = "board"  # waiting for the chooser's select
-    QUESTION = "question"  # a question with buttons (the arbiter's)
-    BIDDING = "bidding"
-    CAT_GIVE = "cat_give"
-    CAT_PRICE = "cat_price"
-    SPECIAL = "special"  # a designated player answers, no buttons (A-G4)
-    FINAL_REMOVE = "final_remove"
-    FINAL_STAKES = "final_stakes"
-    FINAL_JUDGING = "final_judging"
-    OVER = "over"
-
+from rules.state import Shootout, SpecialKind, Stage, Verdict
 
 #: (round 1-based, theme 1-based, price) → the special question in that cell.
 SpecialCells = Mapping[tuple[int, int, int], SpecialKind]
@@ -122,27 +97,7 @@ class GameSetup:
                 raise ValueError(f"{where}: {rules.id} has no sponsor questions")
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
-    """One judged answer of the current (or just closed) question, for objections."""
-
-    seat: int
-    delta: int
-    #: What the answer would have scored had it been ruled right.
-    right_delta: int
-
-
-@dataclass(slots=True)
-class Shootout:
-    """A one-theme tie-break among ``seats`` with scores of its own (C2003-2.8-D2, TV-T-1)."""
-
-    seats: tuple[int, ...]
-    number: int
-    board: Board
-    scores: dict[int, int]
-
-
-class Game:
+class Game(FinalRound):
     """One game's state; every input handler appends its decisions to ``out``."""
 
     def __init__(self, setup: GameSetup, out: list[Decision]) -> None:
@@ -503,57 +458,6 @@ class Game:
                 )
         self._designate(item.t, self.answerer, item.price, out, wrong_costs=True)
 
-    def _final_begun(self) -> None:
-        """The final is under way: the last main-round question can no longer be objected to."""
-        self._final_pristine = False
-        self.objections_open = False
-
-    def _on_final_remove(self, item: FinalRemove, out: list[Decision]) -> None:
-        self._expect(Stage.FINAL_REMOVE, "final_remove")
-        self._final_begun()
-        seat = self.final_turns[self.final_turn % len(self.final_turns)]
-        if item.seat is not None and item.seat != seat:
-            raise SequenceError(
-                f"it is seat {seat}'s turn to remove a theme, not seat {item.seat}'s"
-            )
-        if item.theme not in self.final_themes:
-            left = ", ".join(str(x) for x in self.final_themes)
-            raise SequenceError(f"theme {item.theme} is not on the final board; left: {left}")
-        self.final_themes.remove(item.theme)
-        self.final_turn += 1
-        out.append(Note(item.t, "final_removed", (("seat", seat), ("theme", item.theme))))
-        if len(self.final_themes) == 1:
-            self._final_theme_chosen(item.t, out)
-        else:
-            out.append(Note(item.t, "final_turn", (("seat", self._final_remover()),)))
-
-    def _on_final_stake(self, item: FinalStake, out: list[Decision]) -> None:
-        self._expect(Stage.FINAL_STAKES, "final_stake")
-        self._final_begun()
-        final = self.rules.final
-        assert final is not None
-        if item.seat not in self.final_seats:
-            raise SequenceError(f"seat {item.seat} does not play the final round")
-        score = self.scores[item.seat]
-        # C2003-2.7-D3: a missing stake counts as the minimum; above the score, as all-in.
-        amount = final.stake_min if item.amount is None else min(item.amount, score)
-        if amount < final.stake_min:
-            raise SequenceError(f"a final stake must be at least {final.stake_min}")
-        if amount % final.stake_step and amount != score:
-            raise SequenceError(f"final stakes go in steps of {final.stake_step}")
-        first = item.seat not in self.final_stakes
-        self.final_stakes[item.seat] = amount
-        if first:
-            # The stake stays hidden until the answer is judged (TV-F-5).
-            out.append(Note(item.t, "final_stake_in", (("seat", item.seat),)))
-        if len(self.final_stakes) == len(self.final_seats):
-            self.stage = Stage.FINAL_JUDGING
-            out.append(Note(item.t, "final_question", (("judge_order", list(self.final_order)),)))
-
-    def _on_final_judge(self, item: FinalJudge, out: list[Decision]) -> None:
-        self._expect(Stage.FINAL_JUDGING, "final_judge")
-        self._judge_final(item.t, item.correct, item.seat, out)
-
     def _on_correction(self, item: Correction, out: list[Decision]) -> None:
         out.append(
             Note(
@@ -589,20 +493,6 @@ class Game:
             out.append(Chooser(item.t, item.seat))
         if self._final_pristine:
             self._reconsider_final(item.t, out)
-
-    def _reconsider_final(self, t: int, out: list[Decision]) -> None:
-        """The end of the main rounds is decided anew with the corrected scores
-        (who plays the final, or who won without one: C2003-2.6, TV-F-1)."""
-        self.stage = Stage.BOARD
-        self.winner = None
-        self.final_seats = ()
-        self.final_themes = []
-        self.final_order = []
-        self.final_turns = []
-        self.final_stakes = {}
-        self.shootout = None
-        out.append(Note(t, "final_reconsidered"))
-        self._end_main_rounds(t, out)
 
     # -- special questions ---------------------------------------------------
 
@@ -749,109 +639,6 @@ class Game:
             out.append(Chooser(t, self.chooser))
         return True
 
-    def _end_main_rounds(self, t: int, out: list[Decision]) -> None:
-        """After the last round: the final (C2003-2.6, TV-F-1), or the result."""
-        self._final_pristine = True
-        final = self.rules.final
-        if final is None:
-            self._finish_by_score(t, sorted(self.scores), out)  # SPORT-2: no final
-            return
-        positive = [s for s in sorted(self.scores) if self.scores[s] > 0]
-        if not positive:
-            if final.nobody_positive is NobodyPositive.NO_WINNER:
-                self._game_over(t, None, out)  # C2003-2.6b
-            else:
-                self._finish_by_score(t, sorted(self.scores), out)  # TV-F-1: closest to zero
-            return
-        if len(positive) == 1 and final.single_positive is SinglePositive.WINS_WITHOUT_FINAL:
-            self._game_over(t, positive[0], out)  # C2003-2.6d
-            return
-        self.final_seats = tuple(positive)
-        self.final_order = self._order_by_score(positive)  # C2003-2.7-D1/D4, TV-F-2/5
-        self.final_turns = list(self.final_order)
-        self.final_turn = 0
-        self.final_themes = list(range(1, (self.setup.final_themes or final.themes) + 1))
-        self.final_stakes = {}
-        out.append(
-            Note(
-                t,
-                "final_started",
-                (("seats", list(self.final_seats)), ("themes", len(self.final_themes))),
-            )
-        )
-        if len(self.final_themes) > 1:
-            self.stage = Stage.FINAL_REMOVE
-            out.append(Note(t, "final_turn", (("seat", self._final_remover()),)))
-        else:
-            self._final_theme_chosen(t, out)
-
-    def _final_remover(self) -> int:
-        return self.final_turns[self.final_turn % len(self.final_turns)]
-
-    def _final_theme_chosen(self, t: int, out: list[Decision]) -> None:
-        out.append(Note(t, "final_theme", (("theme", self.final_themes[0]),)))
-        self.stage = Stage.FINAL_STAKES
-
-    def _final_reading(self) -> bool:
-        return self.stage in (Stage.FINAL_STAKES, Stage.FINAL_JUDGING)
-
-    def _judge_final(self, t: int, correct: bool, seat: int | None, out: list[Decision]) -> None:
-        self._final_begun()
-        expected = self.final_order[0]
-        if seat is not None and seat != expected:
-            raise SequenceError(
-                f"final answers are judged in ascending order of score: seat {expected} is next"
-            )
-        self.final_order.pop(0)
-        stake = self.final_stakes[expected]
-        out.append(Note(t, "final_stake", (("seat", expected), ("stake", stake))))
-        self._add(t, expected, stake if correct else -stake, out)  # C2003-2.7.6
-        if self.final_order:
-            return
-        final = self.rules.final
-        assert final is not None
-        if len(self.final_seats) == 1 and final.single_positive is SinglePositive.PLAYS_ALONE:
-            self._game_over(t, self.final_seats[0], out)  # TV-F-1 DEFAULT
-            return
-        # Only the finalists contend: the others left before the final (TV-F-1, C2003-2.6a).
-        self._finish_by_score(t, self.final_seats, out)
-
-    def _finish_by_score(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:
-        """The highest score wins; a tie for first goes to a shootout (C2003-2.8, TV-T-1)."""
-        top = max(self.scores[s] for s in seats)
-        leaders = tuple(s for s in seats if self.scores[s] == top)
-        if len(leaders) == 1:
-            self._game_over(t, leaders[0], out)
-        elif self.rules.final is None and not self.rules.has_chooser:
-            out.append(Note(t, "tie_for_first", (("seats", list(leaders)),)))  # SPORT-D
-            self._game_over(t, None, out)
-        else:
-            self._start_shootout(t, leaders, 1, out)
-
-    def _start_shootout(
-        self, t: int, seats: tuple[int, ...], number: int, out: list[Decision]
-    ) -> None:
-        spec = RoundSpec("Перестрелка", ("1",), self.rules.shootout_prices)
-        self.shootout = Shootout(seats, number, Board((spec,)), dict.fromkeys(seats, 0))
-        self.stage = Stage.BOARD
-        out.append(Note(t, "shootout_started", (("seats", list(seats)), ("number", number))))
-
-    def _end_shootout(self, t: int, out: list[Decision]) -> None:
-        shootout = self.shootout
-        assert shootout is not None
-        top = max(shootout.scores.values())
-        leaders = tuple(s for s in shootout.seats if shootout.scores[s] == top)
-        if len(leaders) == 1:
-            self.shootout = None
-            self._game_over(t, leaders[0], out)
-        else:
-            self._start_shootout(t, leaders, shootout.number + 1, out)  # C2003-2.8-D3
-
-    def _game_over(self, t: int, winner: int | None, out: list[Decision]) -> None:
-        self.stage = Stage.OVER
-        self.winner = winner
-        out.append(Note(t, "game_over", (("winner", winner),)))
-
     # -- helpers -------------------------------------------------------------
 
     def _add(self, t: int, seat: int, delta: int, out: list[Decision]) -> None:
@@ -866,6 +653,12 @@ class Game:
             return
         self.scores[seat] += delta
         out.append(Score(t, seat, delta, self.scores[seat]))
+
+    def _final_theme_count(self) -> int:
+        """Themes the final offers: the package's or the header's, else the rule system's."""
+        final = self.rules.final
+        assert final is not None
+        return self.setup.final_themes or final.themes
 
     def _board(self) -> Board:
         return self.shootout.board if self.shootout is not None else self.board

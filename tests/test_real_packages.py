@@ -9,7 +9,7 @@ import pytest
 
 from buzzer.journal.codec import parse_header
 from buzzer.replay import replay_lines
-from rules.game import SpecialKind
+from rules.state import SpecialKind
 
 PACKAGES = Path(__file__).resolve().parents[2] / "shared" / "packages"
 present = pytest.mark.skipif(not PACKAGES.is_dir(), reason="../shared/packages is not here")

@@ -39,9 +39,10 @@ from buzzer.arbiter.events import (
 from buzzer.arbiter.params import DEFAULT_SETTLE_NS, MAX_SETTLE_NS, NS_PER_MS, NS_PER_S
 from rules.board import BoardError, RoundSpec
 from rules.eras import find_era_rules, tv_rules_for
-from rules.game import GameSetup, SpecialKind
+from rules.game import GameSetup
 from rules.packages import Package, PackageError, QuestionKind, load_json, load_siq
 from rules.profiles import OptionError, RuleSystem, find_rules, with_options
+from rules.state import SpecialKind
 
 #: The largest stake, price or correction accepted (a corrupt line beyond it).
 MAX_POINTS = 10**9

@@ -45,8 +45,8 @@ from buzzer.arbiter.events import (
 from buzzer.controller import Controller
 from buzzer.journal.encode import encode_input
 from buzzer.panel.trial import clone_core
-from rules.game import Stage
 from rules.specials.params import CatPrice as CatPriceRule
+from rules.state import Stage
 
 #: The host commands of the journal, as the command log lists them.
 HOST_COMMANDS = (

@@ -1,0 +1,219 @@
+"""The end of a game: the final round (C2003-2.6/2.7, TV-F-*) and the shootout
+(C2003-2.8, TV-T-1).
+
+A mixin of :class:`rules.game.Game`: it owns the final's and the shootout's
+procedures and reads the game's state, which the game declares. Kept apart
+so that each module has one job: the game runs the rounds, this ends them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from buzzer.arbiter.decisions import Decision, Note
+from buzzer.arbiter.events import FinalJudge, FinalRemove, FinalStake
+from buzzer.arbiter.machine import SequenceError
+from rules.board import Board, RoundSpec
+from rules.profiles import RuleSystem
+from rules.specials.params import NobodyPositive, SinglePositive
+from rules.state import Shootout, Stage
+
+
+class FinalRound:
+    """The final round and the shootout, as a part of :class:`rules.game.Game`."""
+
+    # The game's state this part reads and writes (set by Game.__init__).
+    rules: RuleSystem
+    scores: dict[int, int]
+    stage: Stage
+    winner: int | None
+    objections_open: bool
+    final_seats: tuple[int, ...]
+    final_themes: list[int]
+    final_turns: list[int]
+    final_turn: int
+    final_stakes: dict[int, int]
+    final_order: list[int]
+    shootout: Shootout | None
+    _final_pristine: bool
+
+    # What it needs of the game.
+    def _expect(self, stage: Stage, command: str) -> None:
+        raise NotImplementedError
+
+    def _add(self, t: int, seat: int, delta: int, out: list[Decision]) -> None:
+        raise NotImplementedError
+
+    def _order_by_score(self, seats: Sequence[int]) -> list[int]:
+        raise NotImplementedError
+
+    def _final_theme_count(self) -> int:
+        raise NotImplementedError
+
+    def _final_begun(self) -> None:
+        """The final is under way: the last main-round question can no longer be objected to."""
+        self._final_pristine = False
+        self.objections_open = False
+
+    def _on_final_remove(self, item: FinalRemove, out: list[Decision]) -> None:
+        self._expect(Stage.FINAL_REMOVE, "final_remove")
+        self._final_begun()
+        seat = self.final_turns[self.final_turn % len(self.final_turns)]
+        if item.seat is not None and item.seat != seat:
+            raise SequenceError(
+                f"it is seat {seat}'s turn to remove a theme, not seat {item.seat}'s"
+            )
+        if item.theme not in self.final_themes:
+            left = ", ".join(str(x) for x in self.final_themes)
+            raise SequenceError(f"theme {item.theme} is not on the final board; left: {left}")
+        self.final_themes.remove(item.theme)
+        self.final_turn += 1
+        out.append(Note(item.t, "final_removed", (("seat", seat), ("theme", item.theme))))
+        if len(self.final_themes) == 1:
+            self._final_theme_chosen(item.t, out)
+        else:
+            out.append(Note(item.t, "final_turn", (("seat", self._final_remover()),)))
+
+    def _on_final_stake(self, item: FinalStake, out: list[Decision]) -> None:
+        self._expect(Stage.FINAL_STAKES, "final_stake")
+        self._final_begun()
+        final = self.rules.final
+        assert final is not None
+        if item.seat not in self.final_seats:
+            raise SequenceError(f"seat {item.seat} does not play the final round")
+        score = self.scores[item.seat]
+        # C2003-2.7-D3: a missing stake counts as the minimum; above the score, as all-in.
+        amount = final.stake_min if item.amount is None else min(item.amount, score)
+        if amount < final.stake_min:
+            raise SequenceError(f"a final stake must be at least {final.stake_min}")
+        if amount % final.stake_step and amount != score:
+            raise SequenceError(f"final stakes go in steps of {final.stake_step}")
+        first = item.seat not in self.final_stakes
+        self.final_stakes[item.seat] = amount
+        if first:
+            # The stake stays hidden until the answer is judged (TV-F-5).
+            out.append(Note(item.t, "final_stake_in", (("seat", item.seat),)))
+        if len(self.final_stakes) == len(self.final_seats):
+            self.stage = Stage.FINAL_JUDGING
+            out.append(Note(item.t, "final_question", (("judge_order", list(self.final_order)),)))
+
+    def _on_final_judge(self, item: FinalJudge, out: list[Decision]) -> None:
+        self._expect(Stage.FINAL_JUDGING, "final_judge")
+        self._judge_final(item.t, item.correct, item.seat, out)
+
+    def _reconsider_final(self, t: int, out: list[Decision]) -> None:
+        """The end of the main rounds is decided anew with the corrected scores
+        (who plays the final, or who won without one: C2003-2.6, TV-F-1)."""
+        self.stage = Stage.BOARD
+        self.winner = None
+        self.final_seats = ()
+        self.final_themes = []
+        self.final_order = []
+        self.final_turns = []
+        self.final_stakes = {}
+        self.shootout = None
+        out.append(Note(t, "final_reconsidered"))
+        self._end_main_rounds(t, out)
+
+    def _end_main_rounds(self, t: int, out: list[Decision]) -> None:
+        """After the last round: the final (C2003-2.6, TV-F-1), or the result."""
+        self._final_pristine = True
+        final = self.rules.final
+        if final is None:
+            self._finish_by_score(t, sorted(self.scores), out)  # SPORT-2: no final
+            return
+        positive = [s for s in sorted(self.scores) if self.scores[s] > 0]
+        if not positive:
+            if final.nobody_positive is NobodyPositive.NO_WINNER:
+                self._game_over(t, None, out)  # C2003-2.6b
+            else:
+                self._finish_by_score(t, sorted(self.scores), out)  # TV-F-1: closest to zero
+            return
+        if len(positive) == 1 and final.single_positive is SinglePositive.WINS_WITHOUT_FINAL:
+            self._game_over(t, positive[0], out)  # C2003-2.6d
+            return
+        self.final_seats = tuple(positive)
+        self.final_order = self._order_by_score(positive)  # C2003-2.7-D1/D4, TV-F-2/5
+        self.final_turns = list(self.final_order)
+        self.final_turn = 0
+        self.final_themes = list(range(1, self._final_theme_count() + 1))
+        self.final_stakes = {}
+        out.append(
+            Note(
+                t,
+                "final_started",
+                (("seats", list(self.final_seats)), ("themes", len(self.final_themes))),
+            )
+        )
+        if len(self.final_themes) > 1:
+            self.stage = Stage.FINAL_REMOVE
+            out.append(Note(t, "final_turn", (("seat", self._final_remover()),)))
+        else:
+            self._final_theme_chosen(t, out)
+
+    def _final_remover(self) -> int:
+        return self.final_turns[self.final_turn % len(self.final_turns)]
+
+    def _final_theme_chosen(self, t: int, out: list[Decision]) -> None:
+        out.append(Note(t, "final_theme", (("theme", self.final_themes[0]),)))
+        self.stage = Stage.FINAL_STAKES
+
+    def _final_reading(self) -> bool:
+        return self.stage in (Stage.FINAL_STAKES, Stage.FINAL_JUDGING)
+
+    def _judge_final(self, t: int, correct: bool, seat: int | None, out: list[Decision]) -> None:
+        self._final_begun()
+        expected = self.final_order[0]
+        if seat is not None and seat != expected:
+            raise SequenceError(
+                f"final answers are judged in ascending order of score: seat {expected} is next"
+            )
+        self.final_order.pop(0)
+        stake = self.final_stakes[expected]
+        out.append(Note(t, "final_stake", (("seat", expected), ("stake", stake))))
+        self._add(t, expected, stake if correct else -stake, out)  # C2003-2.7.6
+        if self.final_order:
+            return
+        final = self.rules.final
+        assert final is not None
+        if len(self.final_seats) == 1 and final.single_positive is SinglePositive.PLAYS_ALONE:
+            self._game_over(t, self.final_seats[0], out)  # TV-F-1 DEFAULT
+            return
+        # Only the finalists contend: the others left before the final (TV-F-1, C2003-2.6a).
+        self._finish_by_score(t, self.final_seats, out)
+
+    def _finish_by_score(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:
+        """The highest score wins; a tie for first goes to a shootout (C2003-2.8, TV-T-1)."""
+        top = max(self.scores[s] for s in seats)
+        leaders = tuple(s for s in seats if self.scores[s] == top)
+        if len(leaders) == 1:
+            self._game_over(t, leaders[0], out)
+        elif self.rules.final is None and not self.rules.has_chooser:
+            out.append(Note(t, "tie_for_first", (("seats", list(leaders)),)))  # SPORT-D
+            self._game_over(t, None, out)
+        else:
+            self._start_shootout(t, leaders, 1, out)
+
+    def _start_shootout(
+        self, t: int, seats: tuple[int, ...], number: int, out: list[Decision]
+    ) -> None:
+        spec = RoundSpec("Перестрелка", ("1",), self.rules.shootout_prices)
+        self.shootout = Shootout(seats, number, Board((spec,)), dict.fromkeys(seats, 0))
+        self.stage = Stage.BOARD
+        out.append(Note(t, "shootout_started", (("seats", list(seats)), ("number", number))))
+
+    def _end_shootout(self, t: int, out: list[Decision]) -> None:
+        shootout = self.shootout
+        assert shootout is not None
+        top = max(shootout.scores.values())
+        leaders = tuple(s for s in shootout.seats if shootout.scores[s] == top)
+        if len(leaders) == 1:
+            self.shootout = None
+            self._game_over(t, leaders[0], out)
+        else:
+            self._start_shootout(t, leaders, shootout.number + 1, out)  # C2003-2.8-D3
+
+    def _game_over(self, t: int, winner: int | None, out: list[Decision]) -> None:
+        self.stage = Stage.OVER
+        self.winner = winner
+        out.append(Note(t, "game_over", (("winner", winner),)))
