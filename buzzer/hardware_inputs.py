@@ -107,9 +107,18 @@ def attach_gpio(controller: Controller, pinmap: Any, pin_factory: Any, panel: An
         freed=getattr(panel, "button_released", None),
     )
     lamps = LampBoard(pinmap, pin_factory)
-    controller.subscribe(lambda decisions, snapshot: lamps.apply(decisions))
+    controller.subscribe(lambda decisions, snapshot: _follow(lamps, decisions, snapshot))
     bank = ButtonBank(pinmap, pin_factory, pump.put)
     return _Attached(pump, bank, lamps)
+
+
+def _follow(lamps: Any, decisions: list[Any], snapshot: dict[str, Any]) -> None:
+    """Lamps follow the decisions; and whenever the game is back on the board (a
+    question closed, whatever closed it: the systems without a chooser emit no
+    `chooser` line), every lamp goes out."""
+    lamps.apply(decisions)
+    if decisions and snapshot.get("stage") in ("board", "over"):
+        lamps.all_off()
 
 
 @dataclasses.dataclass
@@ -145,8 +154,13 @@ class BridgeLamps:
             elif isinstance(decision, FalseStart):
                 self.link.set_lamp(decision.seat - 1, LampMode.BLINK, 250)
             elif isinstance(decision, WindowClosed | Chooser):
-                for seat in range(1, self.seats + 1):
-                    self.link.set_lamp(seat - 1, LampMode.OFF)
+                self.all_off()
+
+    def all_off(self) -> None:
+        from firmware_bridge.protocol import LampMode
+
+        for seat in range(1, self.seats + 1):
+            self.link.set_lamp(seat - 1, LampMode.OFF)
 
 
 def attach_bridge(controller: Controller, url: str, panel: Any = None) -> Any:
@@ -157,7 +171,7 @@ def attach_bridge(controller: Controller, url: str, panel: Any = None) -> Any:
     pump = InputPump(controller, poke=ticker.poke if ticker is not None else (lambda: None))
     link = BridgeLink(LinkConfig(url), sink=pump.put).start()
     lamps = BridgeLamps(link, len(controller.core.setup.players))
-    controller.subscribe(lambda decisions, snapshot: lamps.apply(decisions))
+    controller.subscribe(lambda decisions, snapshot: _follow(lamps, decisions, snapshot))
     return _BridgeAttached(pump, link)
 
 

@@ -93,3 +93,31 @@ def test_a_press_on_the_pico_emulator_is_journaled_decided_and_lights_its_lamp(
             assert any('"press"' in line for line in controller.store.lines())
         finally:
             attached.close()
+
+
+def test_lamps_go_out_when_a_sport_question_closes_with_nobody_right(tmp_path: Path) -> None:
+    """The sport systems have no chooser, so no `chooser` line closes the question:
+    the lamps follow the snapshot back to the board."""
+    from buzzer.arbiter.events import Judge, ReadingEnd
+
+    pinmap = load_pinmap(example_path())
+    factory = MockFactory()
+    head = {"rules": "sport-false-start", "players": ["А", "Б"]}
+    controller = Controller.new(head, JournalStore(tmp_path / "g.sqlite"))
+    attached = attach_gpio(controller, pinmap, factory, Alerts())
+    try:
+        now = controller.now()
+        for item in (Select(now, 1, 10), ReadingStart(now + 1), ReadingEnd(now + 2)):
+            controller.submit(item)
+        wait_for(lambda s: s["phase"] == "open", controller)
+        factory.pin(pinmap.players[1].pin).drive_low()
+        wait_for(lambda s: s["answering"] == 1, controller)
+        assert attached.lamps.state[1] == "on"
+        controller.submit(Judge(controller.now(), False))
+        factory.pin(pinmap.players[2].pin).drive_low()
+        wait_for(lambda s: s["answering"] == 2, controller)
+        controller.submit(Judge(controller.now(), False))  # both wrong: the question closes
+        wait_for(lambda s: s["stage"] == "board", controller)
+        assert attached.lamps.state[1] == "off" and attached.lamps.state[2] == "off"
+    finally:
+        attached.close()
