@@ -119,5 +119,6 @@ def test_lamps_go_out_when_a_sport_question_closes_with_nobody_right(tmp_path: P
         controller.submit(Judge(controller.now(), False))  # both wrong: the question closes
         wait_for(lambda s: s["stage"] == "board", controller)
         assert attached.lamps.state[1] == "off" and attached.lamps.state[2] == "off"
+        assert attached.lamps.state["signal"] == "off"  # it was lit at the signal
     finally:
         attached.close()
