@@ -143,6 +143,7 @@ _COMMAND_MODULES = (
     "firmware_bridge.commands",
     "buzzer.panel.commands",
     "display.commands",
+    "rules.tournament.commands",
 )
 
 

@@ -1,0 +1,266 @@
+"""``svoyak tournament …``: run a tournament from its SQLite file (issue 8, item 4).
+
+Registered through ``buzzer.cli._COMMAND_MODULES`` (``"rules.tournament.commands"``)
+and also runnable as ``python -m rules.tournament.commands …``. Keep this
+module light: handlers import the store when they run.
+
+* ``new DB [--cutoff YYYY-MM-DD]`` — create the tournament's database
+* ``register DB NAME --born YYYY-MM-DD [--city C] [--team T]``
+* ``draw DB [--seed N] [--through NAME …]`` — plan and draw the next stage
+* ``result DB GAME_ID JOURNAL`` — record a finished game from its journal
+* ``standings DB`` — individual and team tables
+* ``export DB OUT.csv`` — every recorded seat as CSV
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+_DB_HELP = "the tournament's database (a SQLite file)"
+
+
+def _date(text: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date as YYYY-MM-DD: {text!r}") from None
+
+
+def _fail(action: str, message: object) -> int:
+    print(f"svoyak tournament {action}: {message}", file=sys.stderr)
+    return 2
+
+
+def _cmd_new(args: argparse.Namespace) -> int:
+    from rules.tournament.store import TournamentError, TournamentStore
+
+    try:
+        with TournamentStore.create(args.db, args.cutoff) as store:
+            print(f"tournament {store.path} created; age groups by {store.cutoff.isoformat()}")
+    except TournamentError as exc:
+        return _fail("new", exc)
+    return 0
+
+
+def _cmd_register(args: argparse.Namespace) -> int:
+    from rules.tournament.registration import Player
+    from rules.tournament.store import TournamentError, TournamentStore
+
+    player = Player(name=args.name.strip(), birth_date=args.born, city=args.city, team=args.team)
+    try:
+        with TournamentStore(args.db) as store:
+            group = store.register(player)
+    except TournamentError as exc:
+        return _fail("register", exc)
+    print(f"{player.name}: {group.value}" + (f", team {player.team}" if player.team else ""))
+    return 0
+
+
+def _cmd_draw(args: argparse.Namespace) -> int:
+    from rules.tournament.store import TournamentError, TournamentStore
+
+    try:
+        with TournamentStore(args.db) as store:
+            games = store.draw_next(args.seed, args.through)
+    except TournamentError as exc:
+        return _fail("draw", exc)
+    for game in games:
+        print(
+            f"game {game.id}  {game.age_group.value} stage {game.stage}  "
+            + "  ".join(f"{seat}:{name}" for seat, name in enumerate(game.players, start=1))
+        )
+    return 0
+
+
+def _cmd_result(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from rules.tournament.store import TournamentError, TournamentStore, record_game_result
+
+    path = Path(args.journal)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return _fail("result", f"cannot read the journal {path}: {exc.strerror}")
+    try:
+        if data.startswith(b"SQLite format 3\x00"):
+            from buzzer.journal.store import JournalStore, JournalStoreError
+
+            try:
+                with JournalStore(path) as journal:
+                    lines = list(journal.lines())
+            except JournalStoreError as exc:
+                raise TournamentError(str(exc)) from None
+        else:
+            from buzzer.journal.codec import JournalError
+            from buzzer.replay import decode_journal
+
+            try:
+                lines = decode_journal(data)
+            except JournalError as exc:
+                raise TournamentError(f"{path}: {exc}") from None
+        with TournamentStore(args.db) as store:
+            record_game_result(store, args.game_id, lines)
+            rows = [r for r in store.seat_results() if r.game_id == args.game_id]
+    except TournamentError as exc:
+        return _fail("result", exc)
+    for row in rows:
+        print(f"game {row.game_id}  place {row.place}  {row.name}  {row.score}")
+    return 0
+
+
+def _points(value: Any) -> str:
+    return f"{float(value):.2f}"
+
+
+def _cmd_standings(args: argparse.Namespace) -> int:
+    from rules.tournament.store import TournamentError, TournamentStore
+
+    try:
+        with TournamentStore(args.db) as store:
+            players = store.individual_standings()
+            teams = store.team_standings()
+    except TournamentError as exc:
+        return _fail("standings", exc)
+    group = None
+    for row in players:
+        if row.age_group is not group:
+            group = row.age_group
+            print(f"Individual standings: {group.value}")
+            print(
+                f"{'#':>3}  {'name':24} {'team':16} {'stage':>5} {'place':>5} "
+                f"{'games':>5} {'points':>6}"
+            )
+        place = "-" if row.last_place is None else str(row.last_place)
+        print(
+            f"{row.rank:>3}  {row.name:24} {row.team or '':16} {row.stage:>5} {place:>5} "
+            f"{row.games:>5} {row.points:>6}"
+        )
+    print("Team standings (TOUR-3.3–3.6)")
+    print(f"{'#':>3}  {'team':24} {'points':>8} {'players':>7} {'sum':>6}")
+    for team in teams:
+        print(
+            f"{team.rank:>3}  {team.team:24} {_points(team.points):>8} {team.players:>7} "
+            f"{team.individual_sum:>6}"
+        )
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    import csv
+
+    from rules.tournament.store import TournamentError, TournamentStore
+
+    try:
+        with TournamentStore(args.db) as store:
+            rows = store.seat_results()
+    except TournamentError as exc:
+        return _fail("export", exc)
+    try:
+        with open(args.output, "w", encoding="utf-8", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(
+                [
+                    "game",
+                    "age_group",
+                    "stage",
+                    "seat",
+                    "player",
+                    "team",
+                    "score",
+                    "place",
+                    "winner",
+                    "team_points",
+                ]
+            )
+            for r in rows:
+                writer.writerow(
+                    [
+                        r.game_id,
+                        r.age_group.value,
+                        r.stage,
+                        r.seat,
+                        r.name,
+                        r.team or "",
+                        r.score,
+                        r.place,
+                        int(r.winner),
+                        _points(r.team_points),
+                    ]
+                )
+    except OSError as exc:
+        return _fail("export", f"cannot write {args.output}: {exc.strerror}")
+    print(f"{len(rows)} rows written to {args.output}", file=sys.stderr)
+    return 0
+
+
+def add_commands(subparsers: Any) -> None:
+    tournament = subparsers.add_parser(
+        "tournament", help="run a tournament: registration, draws, results, standings"
+    )
+    actions = tournament.add_subparsers(dest="tournament_command", metavar="ACTION")
+    actions.required = True
+
+    new = actions.add_parser("new", help="create a tournament database")
+    new.add_argument("db", help=_DB_HELP)
+    new.add_argument(
+        "--cutoff",
+        type=_date,
+        default=None,
+        help="the date ages are counted on (TOUR-1.2); default 2003-02-01",
+    )
+    new.set_defaults(handler=_cmd_new)
+
+    reg = actions.add_parser("register", help="register a player")
+    reg.add_argument("db", help=_DB_HELP)
+    reg.add_argument("name", help="the player's name (unique in the tournament)")
+    reg.add_argument("--born", type=_date, required=True, help="birth date, YYYY-MM-DD")
+    reg.add_argument("--city", default="", help="the player's city")
+    reg.add_argument("--team", default=None, help="the one team the player counts for")
+    reg.set_defaults(handler=_cmd_register)
+
+    draw = actions.add_parser("draw", help="plan and draw the next stage; prints the games")
+    draw.add_argument("db", help=_DB_HELP)
+    draw.add_argument(
+        "--seed", type=int, default=None, help="the lot's seed (stored with the stage)"
+    )
+    draw.add_argument(
+        "--through",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a winner of a shootout at the cut (TOUR-3.2); repeat for several",
+    )
+    draw.set_defaults(handler=_cmd_draw)
+
+    result = actions.add_parser("result", help="record a finished game from its journal")
+    result.add_argument("db", help=_DB_HELP)
+    result.add_argument("game_id", type=int, help="the game's number, as `draw` printed it")
+    result.add_argument("journal", help="the game's journal: JSON Lines or its SQLite file")
+    result.set_defaults(handler=_cmd_result)
+
+    standings = actions.add_parser("standings", help="print individual and team standings")
+    standings.add_argument("db", help=_DB_HELP)
+    standings.set_defaults(handler=_cmd_standings)
+
+    export = actions.add_parser("export", help="write every recorded seat as CSV")
+    export.add_argument("db", help=_DB_HELP)
+    export.add_argument("output", help="the CSV file to write")
+    export.set_defaults(handler=_cmd_export)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="svoyak", description="svoyak tournament commands")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    add_commands(subparsers)
+    args = parser.parse_args(argv)
+    return int(args.handler(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
