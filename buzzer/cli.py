@@ -144,6 +144,7 @@ _COMMAND_MODULES = (
     "buzzer.panel.commands",
     "display.commands",
     "rules.tournament.commands",
+    "rules.tournament.server_commands",
 )
 
 

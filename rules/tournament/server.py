@@ -1,0 +1,408 @@
+"""The tournament server: rooms report finished games over HTTP (issue 8, item 3).
+
+``create_tournament_app(db_path)`` serves one tournament's SQLite file:
+
+* ``POST /api/rooms/{room}/results`` — a room (one game controller) sends
+  ``{"game_id": N, "journal": [lines…]}`` with ``Authorization: Bearer
+  TOKEN``; the result is taken from the journal by
+  :func:`rules.tournament.store.record_game_result`. 401: no bearer token;
+  403: a token that is not this room's; 404: no such game; 409: the game
+  is already recorded; 422: a body or journal that is not a finished game
+  of that draw.
+* ``GET /api/standings`` — individual and team tables as JSON, with a
+  ``version`` that changes whenever a result is recorded.
+* ``GET /`` — the standings page (Russian by default); it polls
+  ``/api/standings`` and redraws itself when the version changes.
+* ``GET /print`` — the same tables as a printable page, no script.
+
+Room tokens are random; only their SHA-256 is kept, in the ``room_tokens``
+table this module adds to the tournament's file (``CREATE TABLE IF NOT
+EXISTS`` in its own transaction). :func:`issue_token` makes a room's token
+(replacing the old one). Which room sent which game is kept in
+``room_reports``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import hmac
+import html
+import re
+import secrets
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import Depends, FastAPI, Header, HTTPException
+from fastapi.responses import HTMLResponse
+from pydantic import BaseModel, Field
+
+from rules.tournament.store import TournamentError, TournamentStore, record_game_result
+
+ROOM_PATTERN = re.compile(r"^[\w][\w.-]{0,63}$")
+MAX_JOURNAL_LINES = 200_000
+POLL_SECONDS = 2.0
+
+_TOKEN_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS room_tokens ("
+    " room TEXT PRIMARY KEY, token_sha256 TEXT NOT NULL, created TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS room_reports ("
+    " game_id INTEGER PRIMARY KEY, room TEXT NOT NULL, received TEXT NOT NULL)",
+)
+
+LABELS: dict[str, dict[str, str]] = {
+    "ru": {
+        "title": "Своя игра — турнир",
+        "individual": "Личный зачёт",
+        "teams": "Командный зачёт",
+        "junior": "младшая группа",
+        "senior": "старшая группа",
+        "rank": "Место",
+        "name": "Игрок",
+        "team": "Команда",
+        "stage": "Этап",
+        "last_place": "Место в последней игре",
+        "games": "Игр",
+        "points": "Очки",
+        "team_points": "Командные очки",
+        "players": "Игроков",
+        "sum": "Сумма личных очков",
+        "recorded": "Сыграно игр",
+        "updated": "обновлено",
+        "print": "Версия для печати",
+        "none": "пока нет",
+    },
+    "en": {
+        "title": "Svoyak — tournament",
+        "individual": "Individual standings",
+        "teams": "Team standings",
+        "junior": "junior group",
+        "senior": "senior group",
+        "rank": "Rank",
+        "name": "Player",
+        "team": "Team",
+        "stage": "Stage",
+        "last_place": "Place in last game",
+        "games": "Games",
+        "points": "Points",
+        "team_points": "Team points",
+        "players": "Players",
+        "sum": "Sum of individual points",
+        "recorded": "Games recorded",
+        "updated": "updated",
+        "print": "Printable version",
+        "none": "none yet",
+    },
+}
+
+
+class ResultBody(BaseModel):
+    """What a room sends when its game is over."""
+
+    game_id: int = Field(ge=1)
+    journal: list[str] = Field(min_length=1, max_length=MAX_JOURNAL_LINES)
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+@contextmanager
+def _connect(db_path: Path) -> Iterator[sqlite3.Connection]:
+    if not db_path.is_file():
+        raise TournamentError(f"no such tournament database: {db_path}")
+    db = sqlite3.connect(db_path, isolation_level=None, timeout=10)
+    try:
+        db.execute("PRAGMA synchronous=FULL")
+        yield db
+    finally:
+        db.close()
+
+
+@contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def ensure_token_tables(db_path: str | Path) -> None:
+    """Add the server's tables to a tournament's file if they are not there yet."""
+    with TournamentStore(db_path):  # refuses a file that is not a tournament
+        pass
+    with _connect(Path(db_path)) as db, _transaction(db):
+        for statement in _TOKEN_SCHEMA:
+            db.execute(statement)
+
+
+def valid_room(room: str) -> bool:
+    return ROOM_PATTERN.fullmatch(room) is not None
+
+
+def issue_token(db_path: str | Path, room: str) -> str:
+    """A new token for ``room`` (its old one stops working); only its hash is stored."""
+    if not valid_room(room):
+        raise TournamentError(
+            f"bad room name {room!r}: use letters, digits, '.', '-' or '_' (up to 64)"
+        )
+    ensure_token_tables(db_path)
+    token = secrets.token_urlsafe(32)
+    with _connect(Path(db_path)) as db, _transaction(db):
+        db.execute(
+            "INSERT INTO room_tokens (room, token_sha256, created) VALUES (?, ?, ?) "
+            "ON CONFLICT (room) DO UPDATE SET token_sha256 = excluded.token_sha256, "
+            "created = excluded.created",
+            (room, _hash(token), _now()),
+        )
+    return token
+
+
+def _token_matches(db_path: Path, room: str, token: str) -> bool:
+    with _connect(db_path) as db:
+        row = db.execute("SELECT token_sha256 FROM room_tokens WHERE room = ?", (room,)).fetchone()
+    expected = str(row[0]) if row is not None else _hash(secrets.token_urlsafe(32))
+    return hmac.compare_digest(expected, _hash(token)) and row is not None
+
+
+def _points(value: Any) -> str:
+    return f"{float(value):.2f}"
+
+
+def standings_data(db_path: str | Path) -> dict[str, Any]:
+    """The tables as plain JSON data (what ``GET /api/standings`` returns)."""
+    with TournamentStore(db_path) as store:
+        players = store.individual_standings()
+        teams = store.team_standings()
+        games = store.games()
+        seats = store.seat_results()
+    recorded = sorted({s.game_id for s in seats})
+    return {
+        "version": f"{len(games)}:{len(recorded)}:{','.join(map(str, recorded))}",
+        "games_drawn": len(games),
+        "games_recorded": len(recorded),
+        "players": [
+            {
+                "rank": p.rank,
+                "name": p.name,
+                "age_group": p.age_group.value,
+                "team": p.team,
+                "stage": p.stage,
+                "games": p.games,
+                "last_place": p.last_place,
+                "points": p.points,
+            }
+            for p in players
+        ],
+        "teams": [
+            {
+                "rank": t.rank,
+                "team": t.team,
+                "points": _points(t.points),
+                "points_exact": str(t.points),
+                "players": t.players,
+                "individual_sum": t.individual_sum,
+            }
+            for t in teams
+        ],
+    }
+
+
+def _e(value: object) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def render_tables(data: dict[str, Any], labels: dict[str, str]) -> str:
+    """The standings as HTML tables (the same markup on ``/`` and ``/print``)."""
+    out: list[str] = [f"<p>{_e(labels['recorded'])}: {data['games_recorded']}</p>"]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in data["players"]:
+        groups.setdefault(row["age_group"], []).append(row)
+    for group, rows in groups.items():
+        out.append(f"<h2>{_e(labels['individual'])}: {_e(labels.get(group, group))}</h2>")
+        out.append(
+            "<table><thead><tr>"
+            + "".join(
+                f"<th>{_e(labels[k])}</th>"
+                for k in ("rank", "name", "team", "stage", "last_place", "games", "points")
+            )
+            + "</tr></thead><tbody>"
+        )
+        for r in rows:
+            cells = (
+                r["rank"],
+                r["name"],
+                r["team"] or "",
+                r["stage"] or "",
+                "—" if r["last_place"] is None else r["last_place"],
+                r["games"],
+                r["points"],
+            )
+            out.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in cells) + "</tr>")
+        out.append("</tbody></table>")
+    out.append(f"<h2>{_e(labels['teams'])}</h2>")
+    if not data["teams"]:
+        out.append(f"<p>{_e(labels['none'])}</p>")
+    else:
+        out.append(
+            "<table><thead><tr>"
+            + "".join(
+                f"<th>{_e(labels[k])}</th>"
+                for k in ("rank", "team", "team_points", "players", "sum")
+            )
+            + "</tr></thead><tbody>"
+        )
+        for t in data["teams"]:
+            team_cells = (t["rank"], t["team"], t["points"], t["players"], t["individual_sum"])
+            out.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in team_cells) + "</tr>")
+        out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 1.5rem; }
+table { border-collapse: collapse; margin-bottom: 1.5rem; }
+th, td { border: 1px solid #999; padding: 0.25rem 0.6rem; text-align: left; }
+th { background: #eee; }
+"""
+
+_PRINT_STYLE = """
+@page { size: A4; margin: 15mm; }
+body { font-family: serif; margin: 0; color: #000; }
+table { border-collapse: collapse; width: 100%; margin-bottom: 8mm; page-break-inside: auto; }
+tr { page-break-inside: avoid; }
+th, td { border: 1px solid #000; padding: 1mm 2mm; text-align: left; }
+h2 { page-break-after: avoid; }
+"""
+
+_SCRIPT = """
+(function () {
+  let version = document.body.dataset.version;
+  async function poll() {
+    try {
+      const r = await fetch("tables", {cache: "no-store"});
+      if (r.ok) {
+        const v = r.headers.get("X-Standings-Version");
+        if (v !== version) {
+          document.getElementById("tables").innerHTML = await r.text();
+          version = v;
+        }
+        document.getElementById("updated").textContent = new Date().toLocaleTimeString();
+      }
+    } catch (e) { /* the server is restarting: try again */ }
+    setTimeout(poll, POLL_MS);
+  }
+  setTimeout(poll, POLL_MS);
+})();
+"""
+
+
+def create_tournament_app(
+    db_path: str | Path, *, lang: str = "ru", title: str | None = None
+) -> FastAPI:
+    """The tournament server for one tournament's SQLite file."""
+    path = Path(db_path)
+    if lang not in LABELS:
+        raise ValueError(f"unknown language {lang!r}: one of {', '.join(LABELS)}")
+    labels = LABELS[lang]
+    heading = title or labels["title"]
+    ensure_token_tables(path)
+    write_lock = threading.Lock()
+    app = FastAPI(title="svoyak tournament server")
+
+    def _tables() -> tuple[str, str]:
+        data = standings_data(path)
+        return render_tables(data, labels), str(data["version"])
+
+    def _page(body: str, style: str, extra_head: str = "", attrs: str = "") -> str:
+        return (
+            f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+            f"<title>{_e(heading)}</title><style>{style}</style>{extra_head}</head>"
+            f"<body{attrs}><h1>{_e(heading)}</h1>{body}</body></html>"
+        )
+
+    def room_auth(room: str, authorization: str | None = Header(default=None)) -> str:
+        """401/403 before the body is looked at."""
+        scheme, _, token = (authorization or "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise HTTPException(
+                401,
+                "a room's bearer token is required (svoyak tournament-server token DB ROOM)",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        if not valid_room(room) or not _token_matches(path, room, token.strip()):
+            raise HTTPException(403, f"this token is not room {room!r}'s")
+        return room
+
+    @app.post("/api/rooms/{room}/results", status_code=201)
+    def post_result(body: ResultBody, room: str = Depends(room_auth)) -> dict[str, Any]:
+        with write_lock, TournamentStore(path) as store:
+            known = {g.id: g for g in store.games()}
+            if body.game_id not in known:
+                raise HTTPException(404, f"there is no game {body.game_id} in this tournament")
+            if any(s.game_id == body.game_id for s in store.seat_results()):
+                raise HTTPException(409, f"game {body.game_id} is already recorded")
+            try:
+                record_game_result(store, body.game_id, body.journal)
+            except TournamentError as exc:
+                raise HTTPException(422, str(exc)) from None
+            except sqlite3.IntegrityError:
+                raise HTTPException(409, f"game {body.game_id} is already recorded") from None
+            rows = [s for s in store.seat_results() if s.game_id == body.game_id]
+        with _connect(path) as db, _transaction(db):
+            db.execute(
+                "INSERT OR REPLACE INTO room_reports (game_id, room, received) VALUES (?, ?, ?)",
+                (body.game_id, room, _now()),
+            )
+        return {
+            "game_id": body.game_id,
+            "room": room,
+            "seats": [
+                {"seat": r.seat, "name": r.name, "score": r.score, "place": r.place} for r in rows
+            ],
+        }
+
+    @app.get("/api/standings")
+    def get_standings() -> dict[str, Any]:
+        return standings_data(path)
+
+    @app.get("/tables", include_in_schema=False)
+    def get_tables() -> HTMLResponse:
+        tables, version = _tables()
+        return HTMLResponse(
+            tables, headers={"X-Standings-Version": version, "Cache-Control": "no-store"}
+        )
+
+    @app.get("/", include_in_schema=False)
+    def index() -> HTMLResponse:
+        tables, version = _tables()
+        script = _SCRIPT.replace("POLL_MS", str(int(POLL_SECONDS * 1000)))
+        body = (
+            f'<p><a href="print">{_e(labels["print"])}</a> · {_e(labels["updated"])}: '
+            f'<span id="updated">—</span></p><div id="tables">{tables}</div>'
+            f"<script>{script}</script>"
+        )
+        return HTMLResponse(
+            _page(body, _STYLE, attrs=f' data-version="{_e(version)}"'),
+            headers={"Cache-Control": "no-store"},
+        )
+
+    @app.get("/print", include_in_schema=False)
+    def printable() -> HTMLResponse:
+        tables, _ = _tables()
+        stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+        body = f"<p>{_e(labels['updated'])}: {_e(stamp)}</p>{tables}"
+        return HTMLResponse(_page(body, _PRINT_STYLE))
+
+    return app
