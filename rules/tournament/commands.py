@@ -8,6 +8,9 @@ module light: handlers import the store when they run.
 * ``register DB NAME --born YYYY-MM-DD [--city C] [--team T]``
 * ``draw DB [--seed N] [--through NAME …]`` — plan and draw the next stage
 * ``result DB GAME_ID JOURNAL`` — record a finished game from its journal
+* ``qualifier DB RESULTS.csv`` — the written qualifier: ``name,blue,red`` rows (TOUR-2.9)
+* ``draws DB`` — the draw journal: every lot with its seed, and whether it replays
+* ``override DB GAME_ID --place SEAT=PLACE … --reason TEXT`` — TOUR-1.9
 * ``standings DB`` — individual and team tables
 * ``export DB OUT.csv`` — every recorded seat as CSV
 """
@@ -69,8 +72,9 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     except TournamentError as exc:
         return _fail("draw", exc)
     for game in games:
+        where = "superfinal" if game.superfinal else f"{game.age_group.value} stage {game.stage}"
         print(
-            f"game {game.id}  {game.age_group.value} stage {game.stage}  "
+            f"game {game.id}  {where}  "
             + "  ".join(f"{seat}:{name}" for seat, name in enumerate(game.players, start=1))
         )
     return 0
@@ -110,6 +114,82 @@ def _cmd_result(args: argparse.Namespace) -> int:
         return _fail("result", exc)
     for row in rows:
         print(f"game {row.game_id}  place {row.place}  {row.name}  {row.score}")
+    return 0
+
+
+def _cmd_qualifier(args: argparse.Namespace) -> int:
+    import csv
+
+    from rules.tournament.store import TournamentError, TournamentStore
+
+    rows: list[tuple[str, int, int]] = []
+    try:
+        with open(args.results, encoding="utf-8-sig", newline="") as handle:
+            reader = csv.DictReader(handle)
+            fields = {f.strip().lower() for f in reader.fieldnames or ()}
+            if not {"name", "blue", "red"} <= fields:
+                return _fail("qualifier", f"{args.results}: the header must be name,blue,red")
+            for line, raw in enumerate(reader, start=2):
+                row = {k.strip().lower(): (v or "").strip() for k, v in raw.items() if k}
+                try:
+                    rows.append((row["name"], int(row["blue"]), int(row["red"])))
+                except ValueError:
+                    return _fail("qualifier", f"{args.results}:{line}: points must be integers")
+    except OSError as exc:
+        return _fail("qualifier", f"cannot read {args.results}: {exc.strerror}")
+    try:
+        with TournamentStore(args.db) as store:
+            count = store.record_qualifier(rows)
+    except TournamentError as exc:
+        return _fail("qualifier", exc)
+    print(f"{count} qualifier results recorded")
+    return 0
+
+
+def _cmd_draws(args: argparse.Namespace) -> int:
+    import json
+
+    from rules.tournament.store import TournamentError, TournamentStore
+
+    try:
+        with TournamentStore(args.db) as store:
+            records = store.draws()
+            checks = [store.reproduces(r) for r in records]
+    except TournamentError as exc:
+        return _fail("draws", exc)
+    for record, check in zip(records, checks, strict=True):
+        replay = {True: "replays", False: "DOES NOT REPLAY", None: "-"}[check]
+        print(
+            f"draw {record.id}  {record.at}  {record.kind}  {record.age_group or 'all'}  "
+            f"stage {record.stage}  seed {record.seed}  {replay}  "
+            + json.dumps(record.outcome, ensure_ascii=False)
+        )
+    return 0 if False not in checks else 1
+
+
+def _seat_place(text: str) -> tuple[int, int]:
+    seat, sep, place = text.partition("=")
+    try:
+        if not sep:
+            raise ValueError
+        return int(seat), int(place)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected SEAT=PLACE, e.g. 2=1: {text!r}") from None
+
+
+def _cmd_override(args: argparse.Namespace) -> int:
+    from rules.tournament.store import TournamentError, TournamentStore
+
+    try:
+        with TournamentStore(args.db) as store:
+            record = store.override(args.game_id, dict(args.place), args.reason)
+    except TournamentError as exc:
+        return _fail("override", exc)
+    print(
+        f"override {record.id}: game {record.game_id} places {record.after['places']} "
+        f"(were {record.before['places']}), winner seat {record.after['winner_seat']}; "
+        f"reason: {record.reason}"
+    )
     return 0
 
 
@@ -181,7 +261,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
                 writer.writerow(
                     [
                         r.game_id,
-                        r.age_group.value,
+                        "superfinal" if r.superfinal else r.age_group.value,
                         r.stage,
                         r.seat,
                         r.name,
@@ -242,6 +322,33 @@ def add_commands(subparsers: Any) -> None:
     result.add_argument("game_id", type=int, help="the game's number, as `draw` printed it")
     result.add_argument("journal", help="the game's journal: JSON Lines or its SQLite file")
     result.set_defaults(handler=_cmd_result)
+
+    qualifier = actions.add_parser(
+        "qualifier", help="record the written qualifier (TOUR-2.9) from a CSV: name,blue,red"
+    )
+    qualifier.add_argument("db", help=_DB_HELP)
+    qualifier.add_argument("results", help="CSV with a header row: name,blue,red")
+    qualifier.set_defaults(handler=_cmd_qualifier)
+
+    draws = actions.add_parser("draws", help="list every journaled draw with its seed")
+    draws.add_argument("db", help=_DB_HELP)
+    draws.set_defaults(handler=_cmd_draws)
+
+    override = actions.add_parser(
+        "override", help="the committee's manual override of a game's places (TOUR-1.9)"
+    )
+    override.add_argument("db", help=_DB_HELP)
+    override.add_argument("game_id", type=int, help="the game's number")
+    override.add_argument(
+        "--place",
+        type=_seat_place,
+        action="append",
+        required=True,
+        metavar="SEAT=PLACE",
+        help="a seat's new place; repeat for several",
+    )
+    override.add_argument("--reason", required=True, help="the committee's reason (journaled)")
+    override.set_defaults(handler=_cmd_override)
 
     standings = actions.add_parser("standings", help="print individual and team standings")
     standings.add_argument("db", help=_DB_HELP)

@@ -10,10 +10,15 @@ Tables: ``meta`` (cutoff date), ``teams``, ``players`` (with the age group
 fixed at registration, TOUR-1.2), ``stages`` (one draw of one age group,
 with its seed so that it can be re-run), ``games``, ``seats`` (the drawn
 players in seat order) and ``results`` (each seat's final score and place).
+Added in place on open: ``stages.kind`` (``'stage'`` or ``'superfinal'``),
+``draws`` (the journal of every lot, qualifier ranking and shootout, with
+its seed, input and outcome), ``qualifier`` (Blue and Red written points,
+TOUR-2.9) and ``overrides`` (TOUR-1.9, with the committee's reason).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import random
@@ -23,9 +28,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
 from rules.tournament.advancement import GameResult, advance
 from rules.tournament.draw import Entrant, draw_games
+from rules.tournament.qualifier import QualifierScore, rank_qualifier
 from rules.tournament.registration import (
     DEFAULT_CUTOFF,
     AgeGroup,
@@ -41,6 +49,7 @@ from rules.tournament.stages import (
     plan_first_stage,
     plan_games,
 )
+from rules.tournament.superfinal import FinalOutcome, superfinal
 from rules.tournament.team_points import TeamStanding, game_team_points, team_standings
 
 SCHEMA_VERSION = 1
@@ -94,6 +103,85 @@ CREATE TABLE results (
 """
 
 
+#: Added to every database on open (schema 1 files gain them in place).
+_EXTRA = """
+CREATE TABLE IF NOT EXISTS draws (
+    id        INTEGER PRIMARY KEY,
+    stage_id  INTEGER REFERENCES stages(id),
+    kind      TEXT NOT NULL,
+    age_group TEXT,
+    stage     INTEGER,
+    seed      INTEGER,
+    input     TEXT NOT NULL,
+    outcome   TEXT NOT NULL,
+    at        TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS qualifier (
+    player_id INTEGER PRIMARY KEY REFERENCES players(id),
+    blue      INTEGER NOT NULL,
+    red       INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS overrides (
+    id      INTEGER PRIMARY KEY,
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    before  TEXT NOT NULL,
+    after   TEXT NOT NULL,
+    reason  TEXT NOT NULL,
+    at      TEXT NOT NULL
+)
+"""
+
+#: ``stages.number`` of the superfinal (TOUR-1.7); its row has ``kind = 'superfinal'``.
+SUPERFINAL_NUMBER = 0
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+def draw_rng(seed: int, kind: str, group: str | None, number: int | None) -> random.Random:
+    """The lot of one journaled draw: its own stream, so each entry replays alone."""
+    return random.Random(f"{seed}:{kind}:{group}:{number}")
+
+
+@dataclass(frozen=True, slots=True)
+class DrawRecord:
+    """One journaled draw or tie-break (``svoyak tournament draws``)."""
+
+    id: int
+    kind: str
+    age_group: str | None
+    stage: int | None
+    seed: int | None
+    input: Mapping[str, Any]
+    outcome: Mapping[str, Any]
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class OverrideRecord:
+    """One manual override of a result (TOUR-1.9)."""
+
+    id: int
+    game_id: int
+    before: Mapping[str, Any]
+    after: Mapping[str, Any]
+    reason: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Recorded(GameResult):
+    """A recorded game whose places come from the database (they may be overridden)."""
+
+    fixed: Mapping[str, int] = dataclasses.field(default_factory=dict)
+
+    def places(self) -> Mapping[str, int]:
+        if self.fixed:
+            return MappingProxyType(dict(self.fixed))
+        return GameResult.places(self)
+
+
 class TournamentError(Exception):
     """A request the tournament cannot carry out; the message says what to do."""
 
@@ -104,6 +192,8 @@ class DrawnGame:
     stage: int
     age_group: AgeGroup
     players: tuple[str, ...]
+    #: TOUR-1.7: the superfinal (both age groups; ``age_group`` is nominal).
+    superfinal: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +210,7 @@ class SeatResult:
     place: int
     winner: bool
     team_points: Fraction
+    superfinal: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +261,8 @@ class TournamentStore:
                         ],
                     )
             row = self._db.execute("SELECT value FROM meta WHERE key = 'cutoff'").fetchone()
+            if row is not None:
+                self._migrate()
         except sqlite3.DatabaseError as exc:
             if hasattr(self, "_db"):
                 self._db.close()
@@ -180,6 +273,19 @@ class TournamentStore:
             self._db.close()
             raise TournamentError(f"{self.path} is not a svoyak tournament database (no cutoff)")
         self.cutoff = datetime.date.fromisoformat(str(row[0]))
+
+    def _migrate(self) -> None:
+        """Add the journal, qualifier and override tables and ``stages.kind`` if missing."""
+        columns = {r[1] for r in self._db.execute("PRAGMA table_info(stages)")}
+        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master")}
+        if "kind" in columns and {"draws", "qualifier", "overrides"} <= tables:
+            return
+        with self.transaction() as db:
+            if "kind" not in columns:
+                db.execute("ALTER TABLE stages ADD COLUMN kind TEXT NOT NULL DEFAULT 'stage'")
+            for statement in _EXTRA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
 
     @classmethod
     def create(cls, path: str | Path, cutoff: datetime.date | None = None) -> TournamentStore:
@@ -251,17 +357,60 @@ class TournamentStore:
 
     def games(self) -> tuple[DrawnGame, ...]:
         rows = self._db.execute(
-            "SELECT g.id, s.number, s.age_group, p.name FROM games g "
+            "SELECT g.id, s.number, s.age_group, s.kind, p.name FROM games g "
             "JOIN stages s ON s.id = g.stage_id JOIN seats x ON x.game_id = g.id "
             "JOIN players p ON p.id = x.player_id ORDER BY g.id, x.seat"
         ).fetchall()
-        games: dict[int, tuple[int, AgeGroup, list[str]]] = {}
-        for game_id, stage, group, name in rows:
-            games.setdefault(game_id, (stage, AgeGroup(group), []))[2].append(name)
+        games: dict[int, tuple[int, AgeGroup, bool, list[str]]] = {}
+        for game_id, stage, group, kind, name in rows:
+            games.setdefault(game_id, (stage, AgeGroup(group), kind == "superfinal", []))[3].append(
+                name
+            )
         return tuple(
-            DrawnGame(id=g, stage=s, age_group=a, players=tuple(p))
-            for g, (s, a, p) in games.items()
+            DrawnGame(id=g, stage=s, age_group=a, players=tuple(p), superfinal=sf)
+            for g, (s, a, sf, p) in games.items()
         )
+
+    # Written qualifier (TOUR-2.9) -----------------------------------------
+
+    def record_qualifier(self, rows: Sequence[tuple[str, int, int]]) -> int:
+        """Store each player's (name, Blue points, Red points); a new row replaces an old one.
+
+        Refused for a player whose age group's first stage is already drawn.
+        """
+        ids = {
+            name: (pid, group)
+            for pid, name, group in self._db.execute("SELECT id, name, age_group FROM players")
+        }
+        drawn = {r[0] for r in self._db.execute("SELECT DISTINCT age_group FROM stages")}
+        seen: set[str] = set()
+        for name, _, _ in rows:
+            if name not in ids:
+                raise TournamentError(f"{name!r} is not registered (check the spelling)")
+            if name in seen:
+                raise TournamentError(f"{name!r} has two qualifier rows")
+            seen.add(name)
+            if ids[name][1] in drawn:
+                raise TournamentError(
+                    f"{name!r}: the {ids[name][1]} 1/9 final is already drawn; "
+                    "the qualifier can no longer change"
+                )
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO qualifier (player_id, blue, red) VALUES (?, ?, ?)",
+                [(ids[n][0], blue, red) for n, blue, red in rows],
+            )
+        return len(rows)
+
+    def qualifier_scores(self) -> dict[str, QualifierScore]:
+        return {
+            name: QualifierScore(name, blue, red)
+            for name, blue, red in self._db.execute(
+                "SELECT p.name, q.blue, q.red FROM qualifier q JOIN players p ON p.id = q.player_id"
+            )
+        }
+
+    # Draw -----------------------------------------------------------------
 
     def draw_next(
         self, seed: int | None = None, through: Sequence[str] = ()
@@ -269,9 +418,13 @@ class TournamentStore:
         """Plan and draw the next stage of every age group that is ready for one.
 
         The first stage takes everyone registered in the group (TOUR-1.6,
-        TOUR-3.1.2); a later stage takes whoever TOUR-3.2 advances from the
-        previous one, once all its games are recorded. ``through`` names the
-        winners of a shootout at the cut (TOUR-3.2 key 3).
+        TOUR-3.1.2), or, with more than 36, those the written qualifier
+        advances (TOUR-2.9); a later stage takes whoever TOUR-3.2 advances
+        from the previous one, once all its games are recorded. ``through``
+        names the winners of a shootout at the cut (TOUR-3.2 key 3) or of a
+        runner-up shootout (TOUR-1.7). Once both finals are recorded the
+        superfinal is composed (TOUR-1.7). Every draw, qualifier ranking and
+        shootout is journaled with its seed (``draws()``).
         """
         players = self.players()
         if not players:
@@ -279,29 +432,30 @@ class TournamentStore:
         registry = register(players, self.cutoff)
         team_of = {p.name: p.team for p in players}
         seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-        rng = random.Random(seed)
         plans: list[tuple[AgeGroup, int, list[str], tuple[int, ...]]] = []
+        notes: list[tuple[str, str | None, int | None, dict[str, Any], dict[str, Any]]] = []
         reasons: list[str] = []
+        finals: dict[AgeGroup, FinalOutcome] = {}
         for group in AgeGroup:
             members = [p.name for p in registry.group(group)]
             if not members:
                 continue
             last = self._db.execute(
-                "SELECT id, number FROM stages WHERE age_group = ? ORDER BY number DESC LIMIT 1",
+                "SELECT id, number FROM stages WHERE age_group = ? AND kind = 'stage' "
+                "ORDER BY number DESC LIMIT 1",
                 (group.value,),
             ).fetchone()
             try:
                 if last is None:
                     plan = plan_first_stage(len(members))
                     if plan.qualifier:
-                        raise CommitteeDecision(
-                            f"{len(members)} players need a written qualifier first (TOUR-2.9), "
-                            "which this command does not run yet"
-                        )
+                        members = self._qualified(group, members, notes)
+                        plan = plan_games(len(members))
                     plans.append((group, 1, members, plan.sizes()))
                     continue
-                entrants = self._advancing(group, last[0], through)
-                if not entrants:
+                entrants = self._advancing(group, last[0], last[1], through, notes)
+                if entrants is None:
+                    finals[group] = self._final_outcome(last[0])
                     reasons.append(f"{group.value}: the final has been played")
                     continue
                 plans.append((group, last[1] + 1, entrants, plan_games(len(entrants)).sizes()))
@@ -309,31 +463,151 @@ class TournamentStore:
                 raise TournamentError(f"{group.value}: {exc}") from None
             except _NotReady as exc:
                 reasons.append(f"{group.value}: {exc}")
-        if not plans:
+        super_players: list[str] = []
+        if not plans and len(finals) == len(AgeGroup):
+            super_players = self._superfinal_players(finals, through, notes, reasons)
+        if not plans and not super_players:
             raise TournamentError("nothing to draw: " + "; ".join(reasons))
         drawn: list[DrawnGame] = []
         with self.transaction() as db:
+            for kind, group_name, number, data, outcome in notes:
+                self._journal(db, kind, None, group_name, number, seed, data, outcome)
             for group, number, names, sizes in plans:
-                draw = draw_games([Entrant(n, team_of[n]) for n in names], sizes, rng)
-                stage_id = db.execute(
-                    "INSERT INTO stages (age_group, number, seed) VALUES (?, ?, ?)",
-                    (group.value, number, seed),
-                ).lastrowid
+                lot = [Entrant(n, team_of[n]) for n in names]
+                draw = draw_games(lot, sizes, draw_rng(seed, "stage", group.value, number))
+                stage_id = self._insert_stage(db, group.value, number, seed, "stage")
+                self._journal(
+                    db,
+                    "stage",
+                    stage_id,
+                    group.value,
+                    number,
+                    seed,
+                    {"entrants": [[e.name, e.team] for e in lot], "sizes": list(sizes)},
+                    {"games": [list(g) for g in draw.games]},
+                )
                 for game in draw.games:
-                    game_id = db.execute(
-                        "INSERT INTO games (stage_id, size) VALUES (?, ?)", (stage_id, len(game))
-                    ).lastrowid
-                    assert game_id is not None
-                    for seat, name in enumerate(game, start=1):
-                        db.execute(
-                            "INSERT INTO seats (game_id, seat, player_id) "
-                            "SELECT ?, ?, id FROM players WHERE name = ?",
-                            (game_id, seat, name),
-                        )
+                    game_id = self._insert_game(db, stage_id, game)
                     drawn.append(DrawnGame(id=game_id, stage=number, age_group=group, players=game))
+            if super_players:
+                seats = list(super_players)
+                draw_rng(seed, "superfinal", None, SUPERFINAL_NUMBER).shuffle(seats)
+                stage_id = self._insert_stage(
+                    db, AgeGroup.SENIOR.value, SUPERFINAL_NUMBER, seed, "superfinal"
+                )
+                self._journal(
+                    db,
+                    "superfinal",
+                    stage_id,
+                    None,
+                    SUPERFINAL_NUMBER,
+                    seed,
+                    {"players": super_players},
+                    {"games": [seats]},
+                )
+                game_id = self._insert_game(db, stage_id, tuple(seats))
+                drawn.append(
+                    DrawnGame(
+                        id=game_id,
+                        stage=SUPERFINAL_NUMBER,
+                        age_group=AgeGroup.SENIOR,
+                        players=tuple(seats),
+                        superfinal=True,
+                    )
+                )
         return tuple(drawn)
 
-    def _advancing(self, group: AgeGroup, stage_id: int, through: Sequence[str]) -> list[str]:
+    @staticmethod
+    def _insert_stage(db: sqlite3.Connection, group: str, number: int, seed: int, kind: str) -> int:
+        stage_id = db.execute(
+            "INSERT INTO stages (age_group, number, seed, kind) VALUES (?, ?, ?, ?)",
+            (group, number, seed, kind),
+        ).lastrowid
+        assert stage_id is not None
+        return stage_id
+
+    @staticmethod
+    def _insert_game(db: sqlite3.Connection, stage_id: int, game: Sequence[str]) -> int:
+        game_id = db.execute(
+            "INSERT INTO games (stage_id, size) VALUES (?, ?)", (stage_id, len(game))
+        ).lastrowid
+        assert game_id is not None
+        for seat, name in enumerate(game, start=1):
+            db.execute(
+                "INSERT INTO seats (game_id, seat, player_id) "
+                "SELECT ?, ?, id FROM players WHERE name = ?",
+                (game_id, seat, name),
+            )
+        return game_id
+
+    @staticmethod
+    def _journal(
+        db: sqlite3.Connection,
+        kind: str,
+        stage_id: int | None,
+        group: str | None,
+        number: int | None,
+        seed: int | None,
+        data: Mapping[str, Any],
+        outcome: Mapping[str, Any],
+    ) -> None:
+        db.execute(
+            "INSERT INTO draws (stage_id, kind, age_group, stage, seed, input, outcome, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                stage_id,
+                kind,
+                group,
+                number,
+                seed,
+                json.dumps(data, ensure_ascii=False),
+                json.dumps(outcome, ensure_ascii=False),
+                _now(),
+            ),
+        )
+
+    def _qualified(
+        self,
+        group: AgeGroup,
+        members: list[str],
+        notes: list[tuple[str, str | None, int | None, dict[str, Any], dict[str, Any]]],
+    ) -> list[str]:
+        """TOUR-2.9: rank the written qualifier; everyone tied at the cut advances."""
+        scores = self.qualifier_scores()
+        missing = [n for n in members if n not in scores]
+        if missing:
+            raise CommitteeDecision(
+                f"{len(members)} players need a written qualifier first (TOUR-2.9); "
+                f"no result for {', '.join(missing[:5])}"
+                + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+                + " (record it with `svoyak tournament qualifier DB RESULTS.csv`)"
+            )
+        outcome = rank_qualifier(scores[n] for n in members)
+        notes.append(
+            (
+                "qualifier",
+                group.value,
+                0,
+                {"scores": [[n, scores[n].blue, scores[n].red] for n in members]},
+                {
+                    "table": [
+                        [r.place, r.score.name, r.score.total, r.score.blue, r.advances]
+                        for r in outcome.table
+                    ]
+                },
+            )
+        )
+        return list(outcome.advancing)
+
+    def _advancing(
+        self,
+        group: AgeGroup,
+        stage_id: int,
+        number: int,
+        through: Sequence[str],
+        notes: list[tuple[str, str | None, int | None, dict[str, Any], dict[str, Any]]],
+    ) -> list[str] | None:
+        """Who plays the next stage; None once the final is recorded."""
         ids = [
             r[0] for r in self._db.execute("SELECT id FROM games WHERE stage_id = ?", (stage_id,))
         ]
@@ -346,7 +620,7 @@ class TournamentStore:
                 + " (use `svoyak tournament result`)"
             )
         if len(ids) == 1:
-            return []
+            return None
         slots = THIRD_FINAL_SLOTS if len(ids) > FINAL_SLOTS else FINAL_SLOTS
         outcome = advance([r for r in results if r is not None], slots)
         if outcome.complete:
@@ -357,7 +631,110 @@ class TournamentStore:
                 f"{', '.join(outcome.shootout)} are tied for {outcome.shootout_slots} slot(s): "
                 f"play a one-theme shootout (TOUR-3.2) and pass its winner(s) with --through NAME"
             )
+        notes.append(
+            (
+                "shootout",
+                group.value,
+                number,
+                {"tied": list(outcome.shootout), "slots": outcome.shootout_slots},
+                {"through": chosen},
+            )
+        )
         return list(outcome.advancing) + chosen
+
+    def _final_outcome(self, stage_id: int) -> FinalOutcome:
+        (game_id,) = self._db.execute(
+            "SELECT id FROM games WHERE stage_id = ?", (stage_id,)
+        ).fetchone()
+        result = self._game_result(game_id)
+        assert result is not None
+        return FinalOutcome(scores=dict(result.scores), champion=result.winner)
+
+    def _superfinal_players(
+        self,
+        finals: Mapping[AgeGroup, FinalOutcome],
+        through: Sequence[str],
+        notes: list[tuple[str, str | None, int | None, dict[str, Any], dict[str, Any]]],
+        reasons: list[str],
+    ) -> list[str]:
+        """TOUR-1.7 through the pure :func:`superfinal`; [] with a reason if not yet."""
+        if self._db.execute("SELECT 1 FROM stages WHERE kind = 'superfinal'").fetchone():
+            reasons.append("the superfinal is already drawn")
+            return []
+        senior, junior = finals[AgeGroup.SENIOR], finals[AgeGroup.JUNIOR]
+        composed = superfinal(senior, junior)
+        if composed.shootout:
+            chosen = [n for n in through if n in composed.shootout]
+            if len(chosen) != 1:
+                reasons.append(
+                    f"superfinal: {', '.join(composed.shootout)} are level for the runner-up "
+                    "seat: play a one-theme shootout (TOUR-1.7) and pass its winner with "
+                    "--through NAME"
+                )
+                return []
+            notes.append(
+                (
+                    "shootout",
+                    None,
+                    SUPERFINAL_NUMBER,
+                    {"tied": list(composed.shootout)},
+                    {"through": chosen},
+                )
+            )
+            fixed = FinalOutcome(
+                scores=senior.scores, champion=senior.champion, runner_up=chosen[0]
+            )
+            if chosen[0] in junior.scores:
+                fixed = FinalOutcome(
+                    scores=junior.scores, champion=junior.champion, runner_up=chosen[0]
+                )
+                composed = superfinal(senior, fixed)
+            else:
+                composed = superfinal(fixed, junior)
+        if composed.vacancies:
+            reasons.append(
+                f"superfinal: {composed.vacancies} seat(s) nobody qualifies for "
+                f"({', '.join(composed.players) or 'no champions'}); the committee decides "
+                "(TOUR-1.7, TOUR-1.9)"
+            )
+            return []
+        return list(composed.players)
+
+    def draws(self) -> tuple[DrawRecord, ...]:
+        """The draw journal, oldest first."""
+        return tuple(
+            DrawRecord(
+                id=i,
+                kind=k,
+                age_group=g,
+                stage=n,
+                seed=s,
+                input=json.loads(a),
+                outcome=json.loads(o),
+                at=t,
+            )
+            for i, k, g, n, s, a, o, t in self._db.execute(
+                "SELECT id, kind, age_group, stage, seed, input, outcome, at FROM draws ORDER BY id"
+            )
+        )
+
+    @staticmethod
+    def reproduces(record: DrawRecord) -> bool | None:
+        """Re-run a journaled lot from its seed: whether it gives the recorded outcome.
+
+        None for entries that involve no lot (qualifier rankings, shootouts).
+        """
+        if record.seed is None or record.kind not in ("stage", "superfinal"):
+            return None
+        rng = draw_rng(record.seed, record.kind, record.age_group, record.stage)
+        if record.kind == "stage":
+            entrants = [Entrant(n, t) for n, t in record.input["entrants"]]
+            games = [list(g) for g in draw_games(entrants, record.input["sizes"], rng).games]
+        else:
+            seats = list(record.input["players"])
+            rng.shuffle(seats)
+            games = [seats]
+        return bool(games == record.outcome["games"])
 
     def _game_result(self, game_id: int) -> GameResult | None:
         row = self._db.execute(
@@ -367,14 +744,16 @@ class TournamentStore:
         ).fetchone()
         if row is None or row[0] is None:
             return None
-        scores = dict(
-            self._db.execute(
-                "SELECT p.name, r.score FROM results r JOIN seats x USING (game_id, seat) "
-                "JOIN players p ON p.id = x.player_id WHERE r.game_id = ? ORDER BY r.seat",
-                (game_id,),
-            ).fetchall()
+        rows = self._db.execute(
+            "SELECT p.name, r.score, r.place FROM results r JOIN seats x USING (game_id, seat) "
+            "JOIN players p ON p.id = x.player_id WHERE r.game_id = ? ORDER BY r.seat",
+            (game_id,),
+        ).fetchall()
+        return _Recorded(
+            scores={n: s for n, s, _ in rows},
+            winner=row[1],
+            fixed={n: p for n, _, p in rows},
         )
-        return GameResult(scores=scores, winner=row[1])
 
     # Results --------------------------------------------------------------
 
@@ -413,10 +792,95 @@ class TournamentStore:
                 (now, None if winner_seat is None else seats[winner_seat - 1][1], game_id),
             )
 
+    def override(self, game_id: int, places: Mapping[int, int], reason: str) -> OverrideRecord:
+        """TOUR-1.9: the committee sets places of a recorded game, journaled with its reason.
+
+        The winner becomes the one seat placed 1st (none if no seat or
+        several are). Refused once the game's stage has fed a later draw.
+        """
+        if not reason.strip():
+            raise TournamentError("an override needs --reason (TOUR-1.9: the committee's decision)")
+        if not places:
+            raise TournamentError("nothing to override: give --place SEAT=PLACE")
+        row = self._db.execute(
+            "SELECT g.recorded, g.size, s.age_group, s.number, s.kind, g.winner FROM games g "
+            "JOIN stages s ON s.id = g.stage_id WHERE g.id = ?",
+            (game_id,),
+        ).fetchone()
+        if row is None:
+            raise TournamentError(f"there is no game {game_id}")
+        recorded, size, group, number, kind, old_winner = row
+        if recorded is None:
+            raise TournamentError(f"game {game_id} has no result yet: record it first")
+        later = self._db.execute(
+            "SELECT 1 FROM stages WHERE (kind = 'stage' AND age_group = ? AND number > ?) "
+            "OR (kind = 'superfinal' AND ? = 'stage')",
+            (group, number, kind),
+        ).fetchone()
+        if later is not None and kind == "stage":
+            final = (
+                self._db.execute(
+                    "SELECT COUNT(*) FROM games g JOIN stages s ON s.id = g.stage_id "
+                    "WHERE s.age_group = ? AND s.number = ? AND s.kind = 'stage'",
+                    (group, number),
+                ).fetchone()[0]
+                == 1
+            )
+            nexts = self._db.execute(
+                "SELECT 1 FROM stages WHERE kind = 'stage' AND age_group = ? AND number > ?",
+                (group, number),
+            ).fetchone()
+            if nexts is not None or final:
+                raise TournamentError(
+                    f"game {game_id}'s stage already fed the next draw; the override would "
+                    "not change it"
+                )
+        for seat, place in places.items():
+            if not 1 <= seat <= size:
+                raise TournamentError(f"game {game_id} has no seat {seat} (seats 1–{size})")
+            if not 1 <= place <= size:
+                raise TournamentError(f"place {place} does not exist in a game of {size}")
+        seats = self._db.execute(
+            "SELECT r.seat, r.place, x.player_id FROM results r JOIN seats x USING (game_id, seat) "
+            "WHERE r.game_id = ? ORDER BY r.seat",
+            (game_id,),
+        ).fetchall()
+        before = {str(seat): place for seat, place, _ in seats}
+        after = {**before, **{str(s): p for s, p in places.items()}}
+        firsts = [s for s, p in after.items() if p == 1]
+        player_of = {str(seat): pid for seat, _, pid in seats}
+        new_winner = player_of[firsts[0]] if len(firsts) == 1 else None
+        seat_of = {pid: seat for seat, _, pid in seats}
+        old = {"places": before, "winner_seat": seat_of.get(old_winner)}
+        new = {"places": after, "winner_seat": None if new_winner is None else seat_of[new_winner]}
+        now = _now()
+        with self.transaction() as db:
+            for seat, place in places.items():
+                db.execute(
+                    "UPDATE results SET place = ? WHERE game_id = ? AND seat = ?",
+                    (place, game_id, seat),
+                )
+            db.execute("UPDATE games SET winner = ? WHERE id = ?", (new_winner, game_id))
+            override_id = db.execute(
+                "INSERT INTO overrides (game_id, before, after, reason, at) VALUES (?, ?, ?, ?, ?)",
+                (game_id, json.dumps(old), json.dumps(new), reason.strip(), now),
+            ).lastrowid
+        assert override_id is not None
+        return OverrideRecord(override_id, game_id, old, new, reason.strip(), now)
+
+    def overrides(self) -> tuple[OverrideRecord, ...]:
+        return tuple(
+            OverrideRecord(i, g, json.loads(b), json.loads(a), r, t)
+            for i, g, b, a, r, t in self._db.execute(
+                "SELECT id, game_id, before, after, reason, at FROM overrides ORDER BY id"
+            )
+        )
+
     def seat_results(self) -> tuple[SeatResult, ...]:
         rows = self._db.execute(
             "SELECT g.id, s.number, s.age_group, r.seat, p.name, t.name, r.score, r.place, "
-            "g.winner = p.id FROM results r JOIN games g ON g.id = r.game_id "
+            "g.winner = p.id, s.kind = 'superfinal' "
+            "FROM results r JOIN games g ON g.id = r.game_id "
             "JOIN stages s ON s.id = g.stage_id JOIN seats x USING (game_id, seat) "
             "JOIN players p ON p.id = x.player_id LEFT JOIN teams t ON t.id = p.team_id "
             "ORDER BY g.id, r.seat"
@@ -437,8 +901,9 @@ class TournamentStore:
                 place=place,
                 winner=bool(won),
                 team_points=points[g][name],
+                superfinal=bool(sf),
             )
-            for g, st, ag, seat, name, team, score, place, won in rows
+            for g, st, ag, seat, name, team, score, place, won, sf in rows
         )
 
     # Standings ------------------------------------------------------------
@@ -449,10 +914,14 @@ class TournamentStore:
         registry = register(players, self.cutoff)
         stage_of: dict[str, int] = {}
         for game in self.games():
+            if game.superfinal:
+                continue
             for name in game.players:
                 stage_of[name] = max(stage_of.get(name, 0), game.stage)
         played: dict[str, list[SeatResult]] = {}
         for result in self.seat_results():
+            if result.superfinal:
+                continue
             played.setdefault(result.name, []).append(result)
         table: list[PlayerStanding] = []
         for group in AgeGroup:

@@ -1,0 +1,307 @@
+"""The tournament database end to end (issue 8): journaled draws, the written
+qualifier, the superfinal, manual overrides, and a simulated tournament.
+
+Everything runs through :class:`TournamentStore` in-process (no subprocesses)
+except one CLI smoke test of the new actions.
+"""
+
+from __future__ import annotations
+
+import datetime
+import random
+import sqlite3
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from rules.tournament import separable
+from rules.tournament.draw import Draw, clashes
+from rules.tournament.registration import AgeGroup, Player
+from rules.tournament.store import TournamentError, TournamentStore
+
+ROOT = Path(__file__).resolve().parent.parent
+CUTOFF = datetime.date(2026, 9, 1)
+SENIOR = datetime.date(2010, 3, 1)  # 16 on the cutoff
+JUNIOR = datetime.date(2014, 3, 1)  # 12 on the cutoff
+
+
+def new_store(
+    tmp_path: Path, seniors: int = 0, juniors: int = 0, teams: int = 5
+) -> TournamentStore:
+    store = TournamentStore.create(tmp_path / "cup.sqlite", CUTOFF)
+    for i in range(seniors):
+        store.register(Player(f"S{i:02}", SENIOR, "Тверь", f"T{i % teams}"))
+    for i in range(juniors):
+        store.register(Player(f"J{i:02}", JUNIOR, "Тверь", f"T{i % teams}"))
+    return store
+
+
+def record(
+    store: TournamentStore, game_id: int, scores: dict[str, int], winner: str | None
+) -> None:
+    (game,) = [g for g in store.games() if g.id == game_id]
+    seat = None if winner is None else game.players.index(winner) + 1
+    store.record(game_id, [scores[n] for n in game.players], seat)
+
+
+# 1. Draws journaled ------------------------------------------------------------
+
+
+def test_draws_are_journaled_with_seed_and_replay(tmp_path: Path) -> None:
+    with new_store(tmp_path, seniors=9, teams=3) as store:
+        games = store.draw_next(seed=7)
+        (entry,) = store.draws()
+        assert (entry.kind, entry.age_group, entry.stage, entry.seed) == ("stage", "senior", 1, 7)
+        assert entry.outcome["games"] == [list(g.players) for g in games]
+        assert store.reproduces(entry) is True
+        # Same seed, same registrations → the same draw in another database.
+    (tmp_path / "b").mkdir()
+    with new_store(tmp_path / "b", seniors=9, teams=3) as b:
+        assert [g.players for g in b.draw_next(seed=7)] == [g.players for g in games]
+        (other,) = b.draws()
+        assert other.outcome == entry.outcome
+
+
+def test_tampered_journal_does_not_replay(tmp_path: Path) -> None:
+    with new_store(tmp_path, seniors=9, teams=3) as store:
+        store.draw_next(seed=1)
+    with sqlite3.connect(tmp_path / "cup.sqlite") as conn:
+        conn.execute("UPDATE draws SET seed = 2")
+    with TournamentStore(tmp_path / "cup.sqlite") as store:
+        (entry,) = store.draws()
+        assert store.reproduces(entry) is False
+
+
+def test_shootout_at_the_cut_is_journaled(tmp_path: Path) -> None:
+    """TOUR-3.2 key 3: 12 players → 4 triples, 4 winners + 5 slots; a tie at the cut."""
+    with new_store(tmp_path, seniors=12, teams=4) as store:
+        games = store.draw_next(seed=3)
+        seconds = []
+        for k, game in enumerate(games):
+            a, b, c = game.players
+            # 4 winners, 4 2nd places, then one slot for two 3rd places tied on 50.
+            record(store, game.id, {a: 200, b: 100, c: [50, 50, 40, 10][k]}, a)
+            seconds.append(c)
+        with pytest.raises(TournamentError, match="shootout"):
+            store.draw_next(seed=4)
+        store.draw_next(seed=4, through=[seconds[1]])
+        kinds = [d.kind for d in store.draws()]
+        assert kinds == ["stage", "shootout", "stage"]
+        shootout = store.draws()[1]
+        assert sorted(shootout.input["tied"]) == sorted(seconds[0:2])
+        assert shootout.outcome == {"through": [seconds[1]]}
+        assert all(store.reproduces(d) is not False for d in store.draws())
+
+
+# 2. The written qualifier (TOUR-2.9, E14) ---------------------------------------
+
+
+def e14_scores() -> list[tuple[str, int, int]]:
+    """25 players above 280; X 280 (Blue 130), Y and Z 280 (Blue 120); 12 below."""
+    rows = [(f"S{i:02}", 150, 200 + i) for i in range(25)]
+    rows += [("S25", 130, 150), ("S26", 120, 160), ("S27", 120, 160)]
+    rows += [(f"S{i:02}", 50, 100 + i) for i in range(28, 40)]
+    return rows
+
+
+def test_e14_qualifier_cut_makes_a_four(tmp_path: Path) -> None:
+    with new_store(tmp_path, seniors=40) as store:
+        with pytest.raises(TournamentError, match="qualifier"):
+            store.draw_next(seed=1)
+        assert store.record_qualifier(e14_scores()) == 40
+        games = store.draw_next(seed=1)
+        sizes = Counter(len(g.players) for g in games)
+        assert sizes == {4: 1, 3: 8}  # 28 players → 1 four + 8 triples
+        seated = {n for g in games for n in g.players}
+        assert {"S25", "S26", "S27"} <= seated and not seated & {f"S{i}" for i in range(28, 40)}
+        qualifier, stage = store.draws()
+        assert qualifier.kind == "qualifier" and stage.kind == "stage"
+        table = {row[1]: row for row in qualifier.outcome["table"]}
+        assert table["S25"][0] == 26 and table["S26"][0] == table["S27"][0] == 27
+        with pytest.raises(TournamentError, match="already drawn"):
+            store.record_qualifier([("S00", 0, 0)])
+
+
+def test_qualifier_refuses_unknown_players(tmp_path: Path) -> None:
+    with (
+        new_store(tmp_path, seniors=3) as store,
+        pytest.raises(TournamentError, match="registered"),
+    ):
+        store.record_qualifier([("Никто", 10, 20)])
+
+
+# 3. The superfinal (TOUR-1.7, E17) ----------------------------------------------
+
+
+def test_e17_superfinal(tmp_path: Path) -> None:
+    with new_store(tmp_path, seniors=3, juniors=3) as store:
+        games = store.draw_next(seed=5)
+        senior = next(g for g in games if g.age_group is AgeGroup.SENIOR)
+        junior = next(g for g in games if g.age_group is AgeGroup.JUNIOR)
+        a, b, c = senior.players
+        j, k, m = junior.players
+        record(store, senior.id, {a: 250, b: -20, c: -50}, a)
+        with pytest.raises(TournamentError, match="waiting"):
+            store.draw_next(seed=6)
+        record(store, junior.id, {j: 180, k: 60, m: 0}, j)
+        (sf,) = store.draw_next(seed=6)
+        assert sf.superfinal and sorted(sf.players) == sorted([a, j, k])
+        entry = store.draws()[-1]
+        assert entry.kind == "superfinal" and store.reproduces(entry) is True
+        with pytest.raises(TournamentError, match="superfinal"):
+            store.draw_next(seed=7)
+        record(store, sf.id, {a: 100, j: 300, k: 0}, j)
+        with pytest.raises(TournamentError, match="already drawn"):
+            store.draw_next(seed=8)
+        # The superfinal is outside both age groups' individual tables, in the team table.
+        assert {s.stage for s in store.individual_standings()} == {1}
+        assert any(r.superfinal for r in store.seat_results())
+
+
+def test_superfinal_vacancy_goes_to_the_committee(tmp_path: Path) -> None:
+    with new_store(tmp_path, seniors=3, juniors=3) as store:
+        for game in store.draw_next(seed=5):
+            x, y, z = game.players
+            record(store, game.id, {x: 100, y: -10, z: -20}, x)
+        with pytest.raises(TournamentError, match="committee"):
+            store.draw_next(seed=6)
+
+
+def test_superfinal_runner_up_shootout(tmp_path: Path) -> None:
+    with new_store(tmp_path, seniors=3, juniors=3) as store:
+        for game in store.draw_next(seed=5):
+            x, y, z = game.players
+            record(store, game.id, {x: 100, y: 50, z: 50}, x)
+        senior = next(g for g in store.games() if g.age_group is AgeGroup.SENIOR)
+        with pytest.raises(TournamentError, match="--through"):
+            store.draw_next(seed=6)
+        (sf,) = store.draw_next(seed=6, through=[senior.players[2]])
+        assert senior.players[2] in sf.players and senior.players[1] not in sf.players
+
+
+# 4. Overrides (TOUR-1.9) --------------------------------------------------------
+
+
+def test_override_changes_the_winner_and_is_journaled(tmp_path: Path) -> None:
+    with new_store(tmp_path, seniors=9, teams=3) as store:
+        games = store.draw_next(seed=2)
+        for game in games:
+            x, y, z = game.players
+            record(store, game.id, {x: 300, y: 200, z: 100}, x)
+        first = games[0]
+        with pytest.raises(TournamentError, match="reason"):
+            store.override(first.id, {1: 2, 2: 1}, " ")
+        with pytest.raises(TournamentError, match="seat"):
+            store.override(first.id, {5: 1}, "typo")
+        done = store.override(first.id, {1: 2, 2: 1}, "the jury accepted B's objection")
+        assert done.before["winner_seat"] == 1 and done.after["winner_seat"] == 2
+        (logged,) = store.overrides()
+        assert logged.reason == "the jury accepted B's objection"
+        rows = {r.name: r for r in store.seat_results() if r.game_id == first.id}
+        assert rows[first.players[1]].winner and rows[first.players[1]].place == 1
+        (final,) = store.draw_next(seed=3)
+        assert first.players[1] in final.players and first.players[0] not in final.players
+        with pytest.raises(TournamentError, match="next draw"):
+            store.override(first.id, {1: 1, 2: 2}, "too late")
+
+
+# 5. A simulated 40-player tournament --------------------------------------------
+
+
+def _stage_checks(store: TournamentStore, drawn: tuple[object, ...], teams: dict[str, str]) -> None:
+    games = [g for g in store.games() if g in drawn]
+    names = [n for g in games for n in g.players]
+    assert len(names) == len(set(names)), "someone is in two games at once"
+    for group in AgeGroup:
+        mine = [g.players for g in games if g.age_group is group and not g.superfinal]
+        if not mine:
+            continue
+        team_sizes = Counter(teams[n] for game in mine for n in game)
+        if separable(team_sizes.values(), [len(g) for g in mine]):
+            assert clashes(Draw(tuple(mine)), teams) == 0, "teammates share a game"
+
+
+def test_simulated_forty_player_tournament(tmp_path: Path) -> None:
+    """40 seniors (written qualifier) and 12 juniors, from registration to the superfinal."""
+    rng = random.Random(2003)
+    with new_store(tmp_path, seniors=40, juniors=12, teams=7) as store:
+        teams = {p.name: str(p.team) for p in store.players()}
+        store.record_qualifier(
+            [(f"S{i:02}", rng.randrange(0, 451, 10), rng.randrange(0, 901, 20)) for i in range(40)]
+        )
+        unique = iter(rng.sample(range(10, 5000), 500))
+        counts: dict[AgeGroup, list[int]] = {AgeGroup.SENIOR: [], AgeGroup.JUNIOR: []}
+        seed = 0
+        superfinal = None
+        while superfinal is None:
+            seed += 1
+            drawn = store.draw_next(seed=seed)
+            _stage_checks(store, drawn, teams)
+            for group in AgeGroup:
+                players = [
+                    n for g in drawn if g.age_group is group and not g.superfinal for n in g.players
+                ]
+                if players:
+                    counts[group].append(len(players))
+            for game in drawn:
+                scores = {n: next(unique) for n in game.players}
+                record(store, game.id, scores, max(scores, key=scores.__getitem__))
+                if game.superfinal:
+                    superfinal = game
+        senior, junior = counts[AgeGroup.SENIOR], counts[AgeGroup.JUNIOR]
+        assert 27 <= senior[0] <= 36 and senior[1:] == [9, 3]
+        assert junior == [12, 9, 3]
+        assert len(superfinal.players) == 3
+        finals = [g for g in store.games() if len(g.players) == 3 and g.stage == 3]
+        champions = {
+            r.name for r in store.seat_results() if r.winner and r.game_id in {g.id for g in finals}
+        }
+        assert champions <= set(superfinal.players) and len(champions) == 2
+        kinds = Counter(d.kind for d in store.draws())
+        assert kinds["qualifier"] == 1 and kinds["superfinal"] == 1 and kinds["stage"] == 6
+        assert all(store.reproduces(d) is not False for d in store.draws())
+        assert len(store.team_standings()) == 7
+        with pytest.raises(TournamentError, match="nothing to draw"):
+            store.draw_next(seed=99)
+
+
+# CLI smoke test of the new actions ---------------------------------------------
+
+
+def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rules.tournament.commands", "tournament", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_cli_qualifier_draws_override(tmp_path: Path) -> None:
+    with new_store(tmp_path, seniors=40):
+        pass
+    db = tmp_path / "cup.sqlite"
+    csv_path = tmp_path / "q.csv"
+    csv_path.write_text(
+        "name,blue,red\n" + "".join(f"{n},{b},{r}\n" for n, b, r in e14_scores()), "utf-8"
+    )
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,blue,red\nS00,x,1\n", "utf-8")
+    done = run("qualifier", db, bad)
+    assert done.returncode == 2 and "integers" in done.stderr
+    assert run("qualifier", db, csv_path).returncode == 0
+    done = run("draw", db, "--seed", "11")
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.splitlines()) == 9
+    done = run("draws", db)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "qualifier" in lines[0] and "seed 11  replays" in lines[1]
+    assert "--reason" in run("override", db, "1", "--place", "1=2").stderr
+    done = run("override", db, "1", "--place", "1=2", "--reason", "x")
+    assert done.returncode == 2 and "no result yet" in done.stderr
