@@ -202,10 +202,29 @@ def test_override_changes_the_winner_and_is_journaled(tmp_path: Path) -> None:
         assert logged.reason == "the jury accepted B's objection"
         rows = {r.name: r for r in store.seat_results() if r.game_id == first.id}
         assert rows[first.players[1]].winner and rows[first.players[1]].place == 1
+        # TOUR-1.9 with TOUR-3.3: the team points follow the overridden places.
+        assert rows[first.players[1]].team_points == 3
+        assert rows[first.players[0]].team_points == 1
+        # An untouched game keeps its points by score.
+        second = {r.name: r for r in store.seat_results() if r.game_id == games[1].id}
+        assert second[games[1].players[0]].team_points == 3
         (final,) = store.draw_next(seed=3)
         assert first.players[1] in final.players and first.players[0] not in final.players
         with pytest.raises(TournamentError, match="next draw"):
             store.override(first.id, {1: 1, 2: 2}, "too late")
+
+
+def test_TOUR_3_5_a_shootout_does_not_split_tied_team_points(tmp_path: Path) -> None:
+    """E12: A and B tie for first on points and A wins the shootout: A is 1st and B
+    2nd for advancement, but their teams get (3 + 1) / 2 = 2 each."""
+    with new_store(tmp_path, seniors=9, teams=3) as store:
+        games = store.draw_next(seed=5)
+        x, y, z = games[0].players
+        record(store, games[0].id, {x: 250, y: 250, z: 100}, x)
+        rows = {r.name: r for r in store.seat_results() if r.game_id == games[0].id}
+        assert rows[x].place == 1 and rows[y].place == 2
+        assert rows[x].team_points == 2 and rows[y].team_points == 2
+        assert rows[z].team_points == 0
 
 
 # 5. A simulated 40-player tournament --------------------------------------------

@@ -50,7 +50,12 @@ from rules.tournament.stages import (
     plan_games,
 )
 from rules.tournament.superfinal import FinalOutcome, superfinal
-from rules.tournament.team_points import TeamStanding, game_team_points, team_standings
+from rules.tournament.team_points import (
+    TeamStanding,
+    game_team_points,
+    place_points,
+    team_standings,
+)
 
 SCHEMA_VERSION = 1
 
@@ -885,10 +890,25 @@ class TournamentStore:
             "JOIN players p ON p.id = x.player_id LEFT JOIN teams t ON t.id = p.team_id "
             "ORDER BY g.id, r.seat"
         ).fetchall()
-        by_game: dict[int, dict[str, int]] = {}
+        # Team points come from the scores (TOUR-3.5: a tie shares the places'
+        # points, whatever a shootout decided); a game whose result the committee
+        # overrode (TOUR-1.9) counts by the places it set.
+        overridden = {g for (g,) in self._db.execute("SELECT DISTINCT game_id FROM overrides")}
+        scores: dict[int, dict[str, int]] = {}
+        places: dict[int, dict[str, int]] = {}
         for row in rows:
-            by_game.setdefault(row[0], {})[row[4]] = row[6]
-        points = {g: game_team_points(s) for g, s in by_game.items()}
+            scores.setdefault(row[0], {})[row[4]] = row[6]
+            places.setdefault(row[0], {})[row[4]] = row[7]
+        points: dict[int, Mapping[str, Fraction]] = {}
+        for g, by_name in scores.items():
+            if g not in overridden:
+                points[g] = game_team_points(by_name)
+                continue
+            ps = places[g]
+            points[g] = {
+                name: place_points(len(ps), place, sum(1 for p in ps.values() if p == place))
+                for name, place in ps.items()
+            }
         return tuple(
             SeatResult(
                 game_id=g,
