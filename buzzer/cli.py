@@ -143,8 +143,8 @@ _COMMAND_MODULES = (
     "firmware_bridge.commands",
     "buzzer.panel.commands",
     "display.commands",
-    "rules.tournament.commands",
-    "rules.tournament.server_commands",
+    "buzzer.tournament.commands",
+    "buzzer.tournament.server_commands",
 )
 
 

@@ -1,6 +1,6 @@
 """``svoyak tournament …`` through real subprocesses on a real SQLite file (issue 8).
 
-The commands run as ``python -m rules.tournament.commands tournament …``, the
+The commands run as ``python -m buzzer.tournament.commands tournament …``, the
 same argument list ``svoyak`` takes once the module is in ``_COMMAND_MODULES``.
 """
 
@@ -32,7 +32,7 @@ HEAD = {
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "rules.tournament.commands", "tournament", *map(str, args)],
+        [sys.executable, "-m", "buzzer.tournament.commands", "tournament", *map(str, args)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -193,7 +193,7 @@ def test_svoyak_entry_point_accepts_the_module() -> None:
     """The module plugs into ``svoyak`` the way ``_COMMAND_MODULES`` loads it."""
     import argparse
 
-    from rules.tournament.commands import add_commands
+    from buzzer.tournament.commands import add_commands
 
     parser = argparse.ArgumentParser()
     add_commands(parser.add_subparsers(dest="command"))

@@ -14,15 +14,15 @@ import httpx
 import pytest
 
 from buzzer.panel.server import BackgroundServer
+from buzzer.tournament.server import create_tournament_app, issue_token
+from buzzer.tournament.store import DrawnGame, TournamentStore
 from rules.tournament.registration import Player
-from rules.tournament.server import create_tournament_app, issue_token
-from rules.tournament.store import DrawnGame, TournamentStore
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN_COMMAND = (
     sys.executable,
     "-m",
-    "rules.tournament.server_commands",
+    "buzzer.tournament.server_commands",
     "tournament-server",
     "token",
 )

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from buzzer.tournament.store import TournamentError, TournamentStore
 from rules.tournament import separable
 from rules.tournament.draw import Draw, clashes
 from rules.tournament.registration import AgeGroup, Player
-from rules.tournament.store import TournamentError, TournamentStore
 
 ROOT = Path(__file__).resolve().parent.parent
 CUTOFF = datetime.date(2026, 9, 1)
@@ -292,7 +292,7 @@ def test_simulated_forty_player_tournament(tmp_path: Path) -> None:
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "rules.tournament.commands", "tournament", *map(str, args)],
+        [sys.executable, "-m", "buzzer.tournament.commands", "tournament", *map(str, args)],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -1,7 +1,7 @@
 """``svoyak tournament …``: run a tournament from its SQLite file (issue 8, item 4).
 
-Registered through ``buzzer.cli._COMMAND_MODULES`` (``"rules.tournament.commands"``)
-and also runnable as ``python -m rules.tournament.commands …``. Keep this
+Registered through ``buzzer.cli._COMMAND_MODULES`` (``"buzzer.tournament.commands"``)
+and also runnable as ``python -m buzzer.tournament.commands …``. Keep this
 module light: handlers import the store when they run.
 
 * ``new DB [--cutoff YYYY-MM-DD]`` — create the tournament's database
@@ -39,7 +39,7 @@ def _fail(action: str, message: object) -> int:
 
 
 def _cmd_new(args: argparse.Namespace) -> int:
-    from rules.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.store import TournamentError, TournamentStore
 
     try:
         with TournamentStore.create(args.db, args.cutoff) as store:
@@ -50,8 +50,8 @@ def _cmd_new(args: argparse.Namespace) -> int:
 
 
 def _cmd_register(args: argparse.Namespace) -> int:
+    from buzzer.tournament.store import TournamentError, TournamentStore
     from rules.tournament.registration import Player
-    from rules.tournament.store import TournamentError, TournamentStore
 
     player = Player(name=args.name.strip(), birth_date=args.born, city=args.city, team=args.team)
     try:
@@ -64,7 +64,7 @@ def _cmd_register(args: argparse.Namespace) -> int:
 
 
 def _cmd_draw(args: argparse.Namespace) -> int:
-    from rules.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.store import TournamentError, TournamentStore
 
     try:
         with TournamentStore(args.db) as store:
@@ -83,7 +83,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 def _cmd_result(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from rules.tournament.store import TournamentError, TournamentStore, record_game_result
+    from buzzer.tournament.store import TournamentError, TournamentStore, record_game_result
 
     path = Path(args.journal)
     try:
@@ -120,7 +120,7 @@ def _cmd_result(args: argparse.Namespace) -> int:
 def _cmd_qualifier(args: argparse.Namespace) -> int:
     import csv
 
-    from rules.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.store import TournamentError, TournamentStore
 
     rows: list[tuple[str, int, int]] = []
     try:
@@ -149,7 +149,7 @@ def _cmd_qualifier(args: argparse.Namespace) -> int:
 def _cmd_draws(args: argparse.Namespace) -> int:
     import json
 
-    from rules.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.store import TournamentError, TournamentStore
 
     try:
         with TournamentStore(args.db) as store:
@@ -178,7 +178,7 @@ def _seat_place(text: str) -> tuple[int, int]:
 
 
 def _cmd_override(args: argparse.Namespace) -> int:
-    from rules.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.store import TournamentError, TournamentStore
 
     try:
         with TournamentStore(args.db) as store:
@@ -198,7 +198,7 @@ def _points(value: Any) -> str:
 
 
 def _cmd_standings(args: argparse.Namespace) -> int:
-    from rules.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.store import TournamentError, TournamentStore
 
     try:
         with TournamentStore(args.db) as store:
@@ -233,7 +233,7 @@ def _cmd_standings(args: argparse.Namespace) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     import csv
 
-    from rules.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.store import TournamentError, TournamentStore
 
     try:
         with TournamentStore(args.db) as store:

@@ -1,8 +1,8 @@
 """``svoyak tournament-server …``: the server rooms report results to (issue 8, item 3).
 
 Registered through ``buzzer.cli._COMMAND_MODULES``
-(``"rules.tournament.server_commands"``); also runnable as
-``python -m rules.tournament.server_commands …``. Handlers import the
+(``"buzzer.tournament.server_commands"``); also runnable as
+``python -m buzzer.tournament.server_commands …``. Handlers import the
 server (FastAPI, uvicorn) only when they run.
 
 * ``serve DB [--host H] [--port P] [--lang ru|en]`` — serve the standings
@@ -28,8 +28,8 @@ def _fail(action: str, message: object) -> int:
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from rules.tournament.server import create_tournament_app
-    from rules.tournament.store import TournamentError
+    from buzzer.tournament.server import create_tournament_app
+    from buzzer.tournament.store import TournamentError
 
     try:
         app = create_tournament_app(args.db, lang=args.lang)
@@ -45,8 +45,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_token(args: argparse.Namespace) -> int:
-    from rules.tournament.server import issue_token
-    from rules.tournament.store import TournamentError
+    from buzzer.tournament.server import issue_token
+    from buzzer.tournament.store import TournamentError
 
     try:
         token = issue_token(args.db, args.room)

@@ -5,7 +5,7 @@
 * ``POST /api/rooms/{room}/results`` — a room (one game controller) sends
   ``{"game_id": N, "journal": [lines…]}`` with ``Authorization: Bearer
   TOKEN``; the result is taken from the journal by
-  :func:`rules.tournament.store.record_game_result`. 401: no bearer token;
+  :func:`buzzer.tournament.store.record_game_result`. 401: no bearer token;
   403: a token that is not this room's; 404: no such game; 409: the game
   is already recorded; 422: a body or journal that is not a finished game
   of that draw.
@@ -41,7 +41,7 @@ from fastapi import Depends, FastAPI, Header, HTTPException
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
-from rules.tournament.store import TournamentError, TournamentStore, record_game_result
+from buzzer.tournament.store import TournamentError, TournamentStore, record_game_result
 
 ROOM_PATTERN = re.compile(r"^[\w][\w.-]{0,63}$")
 MAX_JOURNAL_LINES = 200_000
