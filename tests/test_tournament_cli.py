@@ -1,7 +1,6 @@
 """``svoyak tournament …`` through real subprocesses on a real SQLite file (issue 8).
 
-The commands run as ``python -m buzzer.tournament.commands tournament …``, the
-same argument list ``svoyak`` takes once the module is in ``_COMMAND_MODULES``.
+The commands run as ``python -m buzzer.cli tournament …``: the real ``svoyak``.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ HEAD = {
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "buzzer.tournament.commands", "tournament", *map(str, args)],
+        [sys.executable, "-m", "buzzer.cli", "tournament", *map(str, args)],
         cwd=ROOT,
         capture_output=True,
         text=True,

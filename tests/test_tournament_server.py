@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TOKEN_COMMAND = (
     sys.executable,
     "-m",
-    "buzzer.tournament.server_commands",
+    "buzzer.cli",
     "tournament-server",
     "token",
 )

@@ -292,7 +292,7 @@ def test_simulated_forty_player_tournament(tmp_path: Path) -> None:
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "buzzer.tournament.commands", "tournament", *map(str, args)],
+        [sys.executable, "-m", "buzzer.cli", "tournament", *map(str, args)],
         cwd=ROOT,
         capture_output=True,
         text=True,

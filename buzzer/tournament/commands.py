@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import sys
-from collections.abc import Sequence
 from typing import Any
 
 _DB_HELP = "the tournament's database (a SQLite file)"
@@ -358,16 +357,3 @@ def add_commands(subparsers: Any) -> None:
     export.add_argument("db", help=_DB_HELP)
     export.add_argument("output", help="the CSV file to write")
     export.set_defaults(handler=_cmd_export)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="svoyak", description="svoyak tournament commands")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    subparsers.required = True
-    add_commands(subparsers)
-    args = parser.parse_args(argv)
-    return int(args.handler(args))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from typing import Any
 
 _DB_HELP = "the tournament's database (a SQLite file)"
@@ -80,16 +79,3 @@ def add_commands(subparsers: Any) -> None:
     token.add_argument("db", help=_DB_HELP)
     token.add_argument("room", help="the room's name (letters, digits, '.', '-', '_')")
     token.set_defaults(handler=_cmd_token)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="svoyak", description="svoyak tournament server")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    subparsers.required = True
-    add_commands(subparsers)
-    args = parser.parse_args(argv)
-    return int(args.handler(args))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
