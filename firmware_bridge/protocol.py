@@ -31,7 +31,7 @@ import binascii
 import enum
 import struct
 from dataclasses import dataclass, field
-from typing import ClassVar, Final
+from typing import ClassVar, Final, Self
 
 #: The protocol version in every frame's first byte and in the handshake.
 #: A frame of another version is counted as bad and dropped (never guessed at).
@@ -217,15 +217,14 @@ class Hello:
 
 
 @dataclass(frozen=True, slots=True)
-class Press:
-    """Device → host: a button went down at device tick ``ticks`` (µs).
+class _Edge:
+    """A button edge at device tick ``ticks`` (µs); PRESS and RELEASE share the layout.
 
     ``event`` numbers every PRESS and RELEASE of one boot from 1, and is
     what the host acknowledges: a resend keeps its number, so the host can
     drop a duplicate without comparing timestamps.
     """
 
-    TYPE: ClassVar[MsgType] = MsgType.PRESS
     FORMAT: ClassVar[struct.Struct] = struct.Struct("<IIBB")
 
     event: int
@@ -237,28 +236,22 @@ class Press:
         return self.FORMAT.pack(self.event, self.ticks, self.button, self.flags)
 
     @classmethod
-    def unpack(cls, payload: bytes) -> Press:
+    def unpack(cls, payload: bytes) -> Self:
         return cls(*cls.FORMAT.unpack(payload))
 
 
 @dataclass(frozen=True, slots=True)
-class Release:
-    """Device → host: a button went up (same layout as :class:`Press`)."""
+class Press(_Edge):
+    """Device → host: a button went down."""
+
+    TYPE: ClassVar[MsgType] = MsgType.PRESS
+
+
+@dataclass(frozen=True, slots=True)
+class Release(_Edge):
+    """Device → host: a button went up."""
 
     TYPE: ClassVar[MsgType] = MsgType.RELEASE
-    FORMAT: ClassVar[struct.Struct] = struct.Struct("<IIBB")
-
-    event: int
-    ticks: int
-    button: int
-    flags: int = 0
-
-    def pack(self) -> bytes:
-        return self.FORMAT.pack(self.event, self.ticks, self.button, self.flags)
-
-    @classmethod
-    def unpack(cls, payload: bytes) -> Release:
-        return cls(*cls.FORMAT.unpack(payload))
 
 
 @dataclass(frozen=True, slots=True)
