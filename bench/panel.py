@@ -72,10 +72,10 @@ def serve(settle_ms: float, journal: str | None) -> int:
     import uvicorn
 
     sys.path.insert(0, str(ROOT))
-    from buzzer.controller import Controller
     from buzzer.journal.store import JournalStore
     from buzzer.panel.app import create_app
     from buzzer.panel.demo import demo_header
+    from buzzer.runtime.controller import Controller
 
     header = demo_header()
     header["settle_ms"] = settle_ms
@@ -250,11 +250,11 @@ async def run_in_process(taps: int, warmup: int, journal: Path | None) -> dict[s
     through the gate (the trial on a copy, the journal, the release with
     ``settle_ms`` 0) until the hub has handed the update to 10 sockets."""
     sys.path.insert(0, str(ROOT))
-    from buzzer.controller import Controller
     from buzzer.journal.store import JournalStore
     from buzzer.panel.gate import CommandGate
     from buzzer.panel.hub import PanelHub
     from buzzer.panel.models import CommandRequest
+    from buzzer.runtime.controller import Controller
 
     header = __import__("buzzer.panel.demo", fromlist=["demo_header"]).demo_header()
     header["settle_ms"] = 0

@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
 _COMMAND_MODULES = (
     "hardware.commands",
     "firmware_bridge.commands",
-    "buzzer.panel.commands",
+    "buzzer.runtime.run_command",
     "display.commands",
     "buzzer.tournament.commands",
     "buzzer.tournament.server_commands",

@@ -13,6 +13,7 @@ from collections import deque
 from buzzer.arbiter.decisions import Chooser, Decision, Ignored, Note, Score
 from buzzer.arbiter.events import (
     Draw,
+    Fault,
     Input,
     Press,
     Release,
@@ -23,7 +24,7 @@ from buzzer.arbiter.machine import SequenceError
 from buzzer.arbiter.sequencer import ReorderBuffer
 from rules.game import Game, GameSetup
 
-_NOT_UNDOABLE = (Press, Release, Draw, Tick, Undo)
+_NOT_UNDOABLE = (Press, Release, Draw, Tick, Undo, Fault)
 
 
 class InputError(Exception):
@@ -61,6 +62,12 @@ class GameCore:
             self._undo(item, out)
             return
         self.history.append(item)
+        if isinstance(item, Fault):
+            # Decides nothing: the replay shows it where it happened.
+            state = "back" if item.ok else "stalled"
+            fields = (("source", item.source), ("state", state), ("detail", item.detail))
+            out.append(Note(item.t, "source_fault", fields))
+            return
         if isinstance(item, Draw):
             self._take_draw(item, out)
             return

@@ -127,7 +127,7 @@ class BoardApp:
             self._pending.append((list(decisions), dict(snapshot)))
 
     def attach(self, controller: Any) -> None:
-        """Follow a :class:`buzzer.controller.Controller`: its clock, its snapshots."""
+        """Follow a :class:`buzzer.runtime.controller.Controller`: its clock, its snapshots."""
         self.clock = controller.now
         controller.subscribe(self.publish)
         self.publish([], controller.snapshot())

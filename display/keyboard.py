@@ -6,16 +6,16 @@ wrong). Each key is turned into the same timestamped input a GPIO edge
 would give.
 
 SDL's key events carry no timestamp pygame exposes, so a key is stamped
-when the board's loop reads it (within a frame, about 16 ms at 60 fps). Two
-keys read in the same frame get the same stamp: an exact tie, settled by a
-journaled draw — never by the order SDL listed them. The keyboard is the
-demo fallback; for a fair game use the GPIO buttons or the Pico.
+when the board's loop reads it (within a frame, about 16 ms at 60 fps), by
+the runtime's keyboard source (``buzzer/runtime/sources.py``), which stamps
+and hands over in one step so that its watermark is exact. The keyboard is
+the demo fallback; for a fair game use the GPIO buttons or the Pico.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 import pygame
@@ -32,18 +32,20 @@ HOST_KEYS: dict[int, Callable[[int], Input]] = {
 }
 
 
+#: ``put(make, trial)``: stamp ``make(t)`` now and hand it over (``trial``: a host command).
+Put = Callable[[Callable[[int], Input], bool], Any]
+
+
 class KeyboardButtons:
-    """Turns pygame key events into inputs for the controller."""
+    """Turns pygame key events into inputs, stamped by the source they are put to."""
 
     def __init__(
         self,
-        submit: Callable[[Input], Any],
-        game_time: Callable[[int], int],
+        put: Put,
         seats: int,
         on_error: Callable[[Exception], None] | None = None,
     ) -> None:
-        self.submit = submit
-        self.game_time = game_time
+        self.put = put
         self.seat_keys = {pygame.K_1 + i: i + 1 for i in range(min(seats, 9))}
         self.seat_keys.update({pygame.K_KP1 + i: i + 1 for i in range(min(seats, 9))})
         self.on_error = on_error
@@ -51,22 +53,32 @@ class KeyboardButtons:
     def handle(self, event: pygame.event.Event) -> None:
         if event.type not in (pygame.KEYDOWN, pygame.KEYUP):
             return
-        t = self.game_time(time.monotonic_ns())
         seat = self.seat_keys.get(event.key)
         if seat is not None:
             if event.type == pygame.KEYDOWN and not getattr(event, "repeat", False):
-                self._submit(Press(t, seat))
+                self._put(lambda t: Press(t, seat), False)
             elif event.type == pygame.KEYUP:
-                self._submit(Release(t, seat))
+                self._put(lambda t: Release(t, seat), False)
             return
         make = HOST_KEYS.get(event.key)
         if make is not None and event.type == pygame.KEYDOWN:
-            self._submit(make(t))
+            self._put(make, True)
 
-    def _submit(self, item: Input) -> None:
+    def _put(self, make: Callable[[int], Input], trial: bool) -> None:
         try:
-            self.submit(item)
+            result = self.put(make, trial)
         except Exception as exc:  # a host key that makes no sense now: tell, don't crash
-            if self.on_error is None:
-                raise
-            self.on_error(exc)
+            self._failed(exc)
+            return
+        if isinstance(result, Future):
+            result.add_done_callback(self._done)
+
+    def _done(self, future: Future[Any]) -> None:
+        exc = future.exception()
+        if exc is not None:
+            self._failed(exc)
+
+    def _failed(self, exc: BaseException) -> None:
+        if self.on_error is None or not isinstance(exc, Exception):
+            raise exc
+        self.on_error(exc)

@@ -24,6 +24,13 @@ the host's monotonic clock in integer ns, so each stamp must be mapped:
    events close together: two presses 100 µs apart on the device stay 100 µs
    apart (±0.1 %) on the host even when a new fit arrived between them, so a
    model update can never swap their order.
+4. :meth:`ClockMapper.map_event_at_least` is the same with a floor: the
+   link's watermark already reported (see ``link.py``), as the device tick
+   it stands for and its host time. A stamp the moved model would put below
+   the floor is raised to the floor *plus its device distance from the
+   floor's tick*, and remembered as raised: events after the floor keep
+   their device order and spacing, and never share a stamp they did not
+   share on the device (a false tie would be settled by lot).
 """
 
 from __future__ import annotations
@@ -227,6 +234,41 @@ class ClockMapper:
         come from the device's own counter, never from a model update that
         happened between them.
         """
+        return self.map_event_at_least(device_us, None)[0]
+
+    def map_event_at_least(
+        self, device_us: int, floor: tuple[int, int] | None
+    ) -> tuple[int, bool]:
+        """:meth:`map_event`, never below the ``floor``; and whether it had to be raised.
+
+        ``floor`` is ``(device_us, host_ns)``: the host promised (its
+        watermark) that nothing stamped before ``host_ns`` would still come,
+        and that promise covered the device's events up to ``device_us``. An
+        event it did not cover is later on the device, so only a model that
+        moved in between can map it below. It is raised to the floor plus its
+        device distance from the floor's tick (at the fitted rate, at least
+        1 ns): the promise is kept, and so are the device's order and spacing
+        among the events after the floor. The raised stamp is what the next
+        close event is spaced from.
+        """
+        mapped = self._spaced(device_us)
+        raised = False
+        if floor is not None:
+            floor_us, floor_ns = floor
+            estimate = self._estimate
+            rate = estimate.rate if estimate is not None else float(NS_PER_US)
+            least = floor_ns + max(math.ceil(rate * (device_us - floor_us)), 0)
+            if device_us > floor_us:
+                least = max(least, floor_ns + 1)
+            if mapped < least:
+                mapped = least
+                raised = True
+        self._last_event = (device_us, mapped)
+        return mapped, raised
+
+    def _spaced(self, device_us: int) -> int:
+        """The model's host time of ``device_us``, held to the device's spacing
+        from the previous mapped event (see :meth:`map_event`)."""
         mapped = self.to_host_ns(device_us)
         last = self._last_event
         if last is not None:
@@ -245,7 +287,6 @@ class ClockMapper:
                 else:
                     high = min(high, last_ns - 1)
                 mapped = min(max(mapped, low), high)
-        self._last_event = (device_us, mapped)
         return mapped
 
     # -- fitting ---------------------------------------------------------------------

@@ -30,6 +30,13 @@ def add_commands(subparsers: Any) -> None:
         "--offset-us", type=int, default=987_654_321, help="the device counter at start (µs)"
     )
     emulate.add_argument(
+        "--heartbeat-us",
+        type=int,
+        default=1_000,
+        help="longest gap between heartbeats while a host listens (µs; default 1000): "
+        "the step of the host's event-time watermark",
+    )
+    emulate.add_argument(
         "--press",
         action="append",
         default=[],
@@ -73,11 +80,16 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
     except argparse.ArgumentTypeError as exc:
         print(f"svoyak emulate: {exc}", file=sys.stderr)
         return 2
+    if args.heartbeat_us < 2:
+        print("svoyak emulate: --heartbeat-us must be at least 2", file=sys.stderr)
+        return 2
     emulator = Emulator(
         buttons=args.buttons,
         lamps=args.lamps,
         drift_ppm=args.drift_ppm,
         offset_us=args.offset_us,
+        heartbeat_us=args.heartbeat_us,
+        heartbeat_slack_us=args.heartbeat_us // 4,
     )
     with emulator:
         start = emulator.now_us()

@@ -12,7 +12,13 @@ runs, on the master side of a pty (``os.openpty``); the host's
 - the **pins**: scripted level changes at chosen device times go through
   ``EdgeRing.put`` stamped with exactly that time (as the hard IRQ would),
   hold-off included, so bounce can be scripted too; a TEST_PULSE drives the
-  pin after ``pulse_latency_us``;
+  pin after ``pulse_latency_us``. An edge scripted for a time the device has
+  already reported past (behind a heartbeat it sent) is stamped at the
+  earliest time it still can be, as a real IRQ could not stamp the past:
+  the heartbeat's promise holds (counted in :attr:`Emulator.late_edges`);
+- the **main loop**: :meth:`Device.service` as on the Pico, woken by the
+  host's bytes, by the next scripted edge and by the next heartbeat (at
+  least every ``heartbeat_us``, 1 ms by default: the host's watermark);
 - the **USB cable**: :meth:`Emulator.unplug` closes the pty and removes the
   stable path (a symlink that plays ``/dev/ttyACM0``); :meth:`Emulator.replug`
   makes a new pty and points the path at it. The device keeps running in
@@ -66,7 +72,8 @@ class Emulator:
         pulse_latency_us: int = 5,
         ring_size: int = 32,
         resend_us: int = 200_000,
-        heartbeat_us: int = 250_000,
+        heartbeat_us: int = 1_000,
+        heartbeat_slack_us: int = 250,
         directory: str | None = None,
         clock: Clock = time.monotonic_ns,
     ) -> None:
@@ -88,6 +95,11 @@ class Emulator:
         self._ring_size = ring_size
         self._resend_us = resend_us
         self._heartbeat_us = heartbeat_us
+        self._heartbeat_slack_us = heartbeat_slack_us
+        #: The device µs up to which the ring has been drained (the last service's
+        #: tick): no edge may be stamped before it any more.
+        self._horizon_us = 0
+        self.late_edges = 0
         self.boot_id = boot_id
         self.levels = bytearray(buttons)  # 1: the pin reads pressed
         #: Lamp levels as the firmware drives them, and every change ``(host_ns, lamp, level)``.
@@ -125,6 +137,7 @@ class Emulator:
             ring_size=self._ring_size,
             resend_us=self._resend_us,
             heartbeat_us=self._heartbeat_us,
+            heartbeat_slack_us=self._heartbeat_slack_us,
             on_lamp=self._on_lamp,
             on_pulse=self._on_pulse,
             diff=diff,
@@ -184,6 +197,27 @@ class Emulator:
         at = self.now_us() if at_us is None else at_us
         self._schedule_edge(button, 1, at)
         return at
+
+    def press_after(self, offsets_us: dict[int, int]) -> dict[int, int]:
+        """Presses at offsets (µs, > 0) from one reading of the device's clock; their times.
+
+        The clock is read and every edge scheduled under the device's lock,
+        so a script preempted between reading the time and scheduling (a busy
+        CPU, a garbage collection) can never ask for a time the device has
+        already reported past: every stamp is exactly the one scripted.
+        """
+        if any(offset <= 0 for offset in offsets_us.values()):
+            raise ValueError("offsets must be in the device's future (> 0 µs)")
+        for button in offsets_us:
+            if not 0 <= button < self.buttons:
+                raise ValueError(f"no button {button}")
+        with self._lock:
+            now = self.now_us()
+            times = {button: now + offset for button, offset in offsets_us.items()}
+            for button, at in times.items():
+                self._push_edge(button, 1, at)
+        self._kick()
+        return times
 
     def release(self, button: int, at_us: int | None = None) -> int:
         at = self.now_us() if at_us is None else at_us
@@ -335,35 +369,47 @@ class Emulator:
                     self.device.feed(data, self.ticks())
 
     def _step(self) -> float:
-        """Fire due edges, run the device, write its output; seconds until next due."""
+        """One round of the firmware's main loop; seconds until the next is due.
+
+        The order is the firmware's: pins (the IRQ's edges, then the
+        hold-off's reconciliation), then :meth:`Device.service` (drain the
+        ring, then the heartbeat that says it was drained up to ``now``).
+        """
         now_us = self.now_us()
-        mask = self.period - 1
-        ring = self.ring
-        with self._lock:
-            while self._schedule and self._schedule[0].at_us <= now_us:
-                edge = heapq.heappop(self._schedule)
-                if self.levels[edge.button] != edge.level:
-                    self.levels[edge.button] = edge.level
-                    ring.put(edge.button, edge.at_us & mask)
-            next_at = self._schedule[0].at_us if self._schedule else None
-        ticks = now_us & mask
+        next_at = self._fire_edges(now_us)
+        ticks = now_us & (self.period - 1)
+        self.ring.housekeep(ticks, self.levels)
         device = self.device
-        for _ in range(2):
-            while (taken := ring.take()) is not None:
-                button, pressed, flags, stamp = taken
-                device.edge(button, pressed, stamp, ticks, flags)
-            device.poll(ticks)
-            ring.housekeep(ticks, self.levels)
+        device.service(self.ring, lambda: ticks)
+        self._horizon_us = now_us
         out = device.take_output()
         if out:
             self._write(out)
-        wait_us = 2_000
+        wait_us = min(2_000, device.heartbeat_in(ticks))
         for end in device.pulse_end:  # a test pulse ends on time, as in the firmware's loop
             if end is not None:
                 wait_us = min(wait_us, max(self._diff(end, ticks), 0))
         if next_at is not None:
             wait_us = min(wait_us, max(next_at - now_us, 0))
         return wait_us / 1e6
+
+    def _fire_edges(self, now_us: int) -> int | None:
+        """Put every scripted edge due by ``now_us`` into the ring, as the IRQ would;
+        the device µs of the next one still to come, if any."""
+        mask = self.period - 1
+        ring = self.ring
+        horizon = self._horizon_us
+        with self._lock:
+            while self._schedule and self._schedule[0].at_us <= now_us:
+                edge = heapq.heappop(self._schedule)
+                if self.levels[edge.button] != edge.level:
+                    self.levels[edge.button] = edge.level
+                    stamp = edge.at_us
+                    if stamp < horizon:
+                        stamp = horizon
+                        self.late_edges += 1
+                    ring.put(edge.button, stamp & mask)
+            return self._schedule[0].at_us if self._schedule else None
 
     def _write(self, data: bytes) -> None:
         master = self._master

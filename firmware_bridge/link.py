@@ -25,6 +25,31 @@ heartbeat says the ring moved past it) is counted as lost.
 Lamp commands (:meth:`BridgeLink.set_lamp`) are written at once from the
 caller's thread (the lamp is on the latency path), remembered, resent until
 the device acknowledges them, and replayed after every reconnect.
+
+**The watermark** (:meth:`BridgeLink.watermark`): the host decides in event
+time, up to the minimum of its sources' watermarks; this link's W promises
+that no Press/Release with ``t < W`` will still be handed to the sink. It is
+kept in the device's own time (unwrapped µs) and only the reader thread
+moves it, always *after* handing on the events it covers:
+
+- a HEARTBEAT's ``ticks`` H (the firmware sent every event stamped at or
+  before H ahead of it, at least every millisecond) moves it to H, but only
+  when every event the heartbeat counts (``next_event``) is in hand or known
+  lost: past a gap that a resend may still fill it waits;
+- a delivered event moves it to its own stamp when no gap lies before it
+  (the device numbers events in stamp order, so no later number is older).
+
+It is published in host ns by the same clock mapping as the events, and
+never goes backwards. The mapping may move between frames (a ping's new fit,
+drift), so an event delivered after W was published could map a little
+below it although it is later on the device: its stamp is then raised above
+W by its device distance from the tick W stands for (order and spacing kept,
+never a false tie: :meth:`ClockMapper.map_event_at_least`), and counted in
+``LinkStats.watermark_clamps``. An event's own mapped stamp, not the model's,
+is what the watermark moves to after it, so a burst spaced by the device's
+counter is not raised press by press. That is the only way a stamp is ever
+moved, and it needs a model that moved by more than the event's distance
+from the last heartbeat.
 """
 
 from __future__ import annotations
@@ -125,6 +150,10 @@ class LinkStats:
     write_errors: int = 0
     device_dropped: int = 0
     device_rx_bad: int = 0
+    heartbeats: int = 0
+    #: Delivered events whose mapped stamp was raised to the watermark already
+    #: reported, because the clock mapping moved (see the module docstring).
+    watermark_clamps: int = 0
 
 
 @dataclass(frozen=True)
@@ -224,6 +253,13 @@ class BridgeLink:
         self._lamps: dict[int, _LampState] = {}
         self._token = 0
         self._decoder = FrameDecoder()
+        # The watermark: in device µs (reader thread only), and as published in host
+        # ns (written by the reader thread, read by anyone: one immutable int).
+        self._mark_us: int | None = None
+        self._mark_ns: int | None = None
+        #: The device tick the published watermark stands for (the floor of the next stamps).
+        self._mark_at_us: int | None = None
+        self._last_heard_ns: int | None = None
 
     # -- life cycle ------------------------------------------------------------------
 
@@ -268,6 +304,26 @@ class BridgeLink:
     @property
     def clock(self) -> ClockEstimate | None:
         return self.mapper.estimate
+
+    def watermark(self) -> int | None:
+        """Host monotonic ns W: no Press/Release with ``t < W`` will still come from here.
+
+        None while there is no such promise to make: not connected (no
+        handshake yet, or the link was declared dead), no real clock fit, or
+        no heartbeat or event yet. Never goes backwards, across reconnects
+        and device restarts too. Thread-safe and lock-free: the reader
+        thread publishes it as one int, after handing on every event it
+        covers (see the module docstring).
+        """
+        if not self._connected.is_set() or not self.mapper.ready:
+            return None
+        return self._mark_ns
+
+    def last_heard_ns(self) -> int | None:
+        """Host monotonic ns at which the last good frame was read (None: never):
+        the caller may call a link that has gone quiet a fault before the keeper's
+        ``silence_timeout_s`` drops it."""
+        return self._last_heard_ns
 
     def stats(self) -> LinkStats:
         with self._lock:
@@ -424,6 +480,7 @@ class BridgeLink:
     def _on_frame(self, session: _Session, frame: Frame, now: int) -> None:
         message = frame.message
         session.last_rx_ns = now
+        self._last_heard_ns = now
         with self._lock:
             self._stats.frames += 1
             if session.rx_seq is not None and session.handshaken:
@@ -440,10 +497,10 @@ class BridgeLink:
                 self._on_event(message, now)
             else:
                 session.pending.append((message, now))
+        elif isinstance(message, Heartbeat):
+            self._on_heartbeat(session, message)
         elif isinstance(message, Pong):
             self._on_pong(session, message, now)
-        elif isinstance(message, Heartbeat):
-            self._on_heartbeat(message)
         elif isinstance(message, CmdAck):
             self._on_cmd_ack(message)
         elif isinstance(message, Pulsed):
@@ -474,6 +531,11 @@ class BridgeLink:
                     self._stats.lost += missing
                 self._boot_id = hello.boot_id
                 self._unwrapper = TickUnwrapper(hello.tick_bits)
+                # Another clock: the device-time watermark means nothing now (the
+                # published one stays: it never goes back), and no fit yet.
+                self._mark_us = None
+                self._mark_at_us = None
+                self._connected.clear()
                 self.mapper.reset()
                 device_us = self._unwrapper.unwrap(hello.ticks)
                 self.mapper.seed(device_us, now)
@@ -519,17 +581,52 @@ class BridgeLink:
             pending, session.pending = session.pending, []
             for message, recv_ns in pending:
                 self._on_event(message, recv_ns)
+        # A heartbeat that came before the first fit may have moved the mark already.
+        self._publish_mark()
         if session.handshaken and self._session is session:
             self._connected.set()
 
-    def _on_heartbeat(self, heartbeat: Heartbeat) -> None:
+    def _on_heartbeat(self, session: _Session, heartbeat: Heartbeat) -> None:
+        """Counters, lost events, and the watermark: every event stamped at or
+        before the heartbeat's tick came ahead of it, so once all those it
+        counts are in hand (none missing, none waiting for the clock fit),
+        nothing older than its tick is still to come."""
         unwrapper = self._unwrapper
         assert unwrapper is not None
-        unwrapper.unwrap(heartbeat.ticks)
+        device_us = unwrapper.unwrap(heartbeat.ticks)
         with self._lock:
+            self._stats.heartbeats += 1
             self._stats.device_dropped = heartbeat.dropped
             self._stats.device_rx_bad = heartbeat.rx_bad
             self._settle_lost(heartbeat.oldest_unacked)
+            complete = self._acked >= heartbeat.next_event - 1 and not session.pending
+        if complete:
+            self._advance_mark(device_us)
+
+    def _advance_mark(self, device_us: int, mapped_ns: int | None = None) -> None:
+        """Move the watermark to ``device_us`` (reader thread only) and publish it.
+
+        ``mapped_ns``: the host stamp the event at ``device_us`` was given;
+        the watermark then stands at that stamp, so that the next events,
+        spaced from it, need no raise. A heartbeat's tick is mapped by the
+        model.
+        """
+        mark = self._mark_us
+        if mark is None or device_us > mark:
+            self._mark_us = device_us
+        self._publish_mark(mapped_ns)
+
+    def _publish_mark(self, mapped_ns: int | None = None) -> None:
+        """Publish the device-time watermark in host ns, if there is a real fit to
+        map it with (reader thread only); the published value never goes back."""
+        mark = self._mark_us
+        if mark is None or not self.mapper.ready:
+            return
+        mark_ns = self.mapper.to_host_ns(mark) if mapped_ns is None else mapped_ns
+        published = self._mark_ns
+        if published is None or mark_ns > published:
+            self._mark_at_us = mark
+            self._mark_ns = mark_ns
 
     def _on_cmd_ack(self, ack: CmdAck) -> None:
         if ack.acked != MsgType.LAMP:
@@ -562,9 +659,8 @@ class BridgeLink:
 
     def _on_event(self, message: PressMsg | ReleaseMsg, recv_ns: int) -> None:
         event = message.event
-        hello = self._hello
         unwrapper = self._unwrapper
-        assert hello is not None and unwrapper is not None
+        assert unwrapper is not None
         with self._lock:
             self._ack_due = True
             if event <= self._acked or event in self._above:
@@ -583,27 +679,49 @@ class BridgeLink:
             self._above.add(event)
             self._advance()
             self._stats.events += 1
+            # No gap before it: every event stamped before it is in hand.
+            in_order = self._acked >= event
         # No wake-up of the keeper here: it acks on its own beat (``ack_interval_s``),
         # so that no other thread competes for the GIL while the press is handed on.
         device_us = unwrapper.unwrap(message.ticks)
-        t_ns = self.mapper.map_event(device_us)
+        t_ns = self._deliver(message, device_us, recv_ns)
+        # Only now, with the event handed on, may the watermark pass its stamp.
+        if in_order:
+            self._advance_mark(device_us, t_ns)
+
+    def _deliver(self, message: PressMsg | ReleaseMsg, device_us: int, recv_ns: int) -> int:
+        """Map the event's stamp (never below the watermark already published) and hand
+        it to the sink, unless it is not for this game (bad button, stale); the stamp."""
+        hello = self._hello
+        assert hello is not None
+        published, at_us = self._mark_ns, self._mark_at_us
+        # After a device restart the floor's tick is of the old clock: raise to
+        # the published watermark itself (at worst a tie, settled by lot).
+        floor = None if published is None else (device_us if at_us is None else at_us, published)
+        t_ns, raised = self.mapper.map_event_at_least(device_us, floor)
         button = message.button
         seats = self.config.seats
         if button >= hello.buttons or (seats is not None and button >= len(seats)):
             with self._lock:
                 self._stats.bad_events += 1
-            return
+            return t_ns
         if self.config.drop_before_start and t_ns < self._started_ns:
             with self._lock:
                 self._stats.stale += 1
-            return
+            return t_ns
+        if raised:
+            with self._lock:
+                self._stats.watermark_clamps += 1
         seat = seats[button] if seats is not None else button + 1
         pressed = isinstance(message, PressMsg)
         self._put(Press(t_ns, seat) if pressed else Release(t_ns, seat))
         if self._event_hook is not None:
             self._event_hook(
-                EventInfo(event, button, seat, pressed, device_us, t_ns, recv_ns, message.flags)
+                EventInfo(
+                    message.event, button, seat, pressed, device_us, t_ns, recv_ns, message.flags
+                )
             )
+        return t_ns
 
     # -- the keeper thread -------------------------------------------------------------
 

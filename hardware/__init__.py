@@ -8,8 +8,7 @@ factory's own time of the edge and hand them to the controller.
 | ``pinmap`` | the TOML pin map, validated (``pinmap.example.toml``) |
 | ``edgeclock`` | a pin factory's edge ``ticks`` → host monotonic ns |
 | ``buttons`` | ``ButtonBank``: stamped presses, hold-off, stuck buttons, host buttons |
-| ``lamps`` | ``LampBoard``: podium and signal lamps from the core's decisions |
-| ``loop`` | ``CoreLoop``: a minimal owner thread (queue → GameCore → lamps) |
+| ``lamps`` | ``LampBoard``: podium and signal lamps, the shared lamp policy on gpiozero |
 | ``selftest``, ``report``, ``histogram`` | ``svoyak selftest`` |
 | ``checkbuttons`` | ``svoyak check-buttons`` |
 | ``factory`` | choosing the pin factory and the pin map file at the program's edge |

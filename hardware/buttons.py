@@ -315,6 +315,43 @@ class ButtonBank:
         with self._cond:
             return frozenset(k for k, f in self._filters.items() if f.held_at_start)
 
+    # -- what is proven complete ---------------------------------------------------
+
+    def proven_until(self) -> int | None:
+        """A host instant (ns) before which every edge of every button has reached the sink.
+
+        The proof is the pins' levels: a line's level changes before the
+        kernel stamps its edge, so if, read *after* taking the instant, every
+        pin's level equals the last level its callback handled, no edge stamped
+        before the instant is still on its way (in the kernel's buffer, in
+        lgpio's thread, waiting for the GIL). A pin whose level differs has an
+        edge in flight: ``None``, and the runtime waits (its wait bound turns
+        a callback that never comes into a fault). A change held back by the
+        hold-off is still to come at its own stamp, so the instant stops there.
+
+        This is the GPIO source's watermark (``buzzer/runtime/sources.py``),
+        a proof rather than a guessed delivery margin. One blind spot: a press
+        *and* its release both still in flight read as "no change"; a player's
+        press lasts tens of milliseconds, far beyond any delivery delay.
+        """
+        now = self._now()
+        with self._cond:
+            if self._closed:
+                return now
+            filters = dict(self._filters)
+        try:
+            levels = {key: bool(device.is_active) for key, device in self.devices.items()}
+        except Exception:  # closing under us, or the pin library failing: no proof now
+            return now if self._closed else None
+        with self._cond:
+            mark = now
+            for key, filt in filters.items():
+                if levels.get(key, filt.raw) != filt.raw:
+                    return None
+                if filt.raw != filt.down:
+                    mark = min(mark, filt.raw_t)
+            return mark
+
     # -- time passing ------------------------------------------------------------
 
     def poll(self, now: int | None = None) -> None:

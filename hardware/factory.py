@@ -17,11 +17,14 @@ class FactoryUnavailable(RuntimeError):
 
 
 def open_pin_factory(simulate: bool, chip: int | None = None) -> Any:
-    """gpiozero's ``MockFactory`` (``simulate``) or ``LGPIOFactory`` for the Pi's GPIO chip."""
-    if simulate:
-        from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+    """``LGPIOFactory`` for the Pi's GPIO chip, or (``simulate``) gpiozero's ``MockFactory``
 
-        return MockFactory()
+    with the pins of :mod:`hardware.mockpins` (level first, then the stamp, as on a real line).
+    """
+    if simulate:
+        from hardware.mockpins import mock_factory
+
+        return mock_factory()
     try:
         from gpiozero.pins.lgpio import LGPIOFactory  # type: ignore[import-untyped]
     except ImportError as exc:

@@ -1,62 +1,44 @@
-"""Podium lamps and the signal lamp, driven by the arbiter's decisions.
+"""Podium lamps and the signal lamp on GPIO: the shared lamp policy, executed.
 
-:meth:`LampBoard.apply` takes the decisions the core just made and sets the
-lamps; it decides nothing itself:
-
-=============================  ===============================================
-decision                       lamps
-=============================  ===============================================
-``question`` (selected)        all off (a new question)
-``recognized`` (seat)          that podium on, every other podium off
-``false_start`` (seat)         that podium blinks through its lockout
-``ignored`` ``locked``         that podium blinks (a press inside the lockout)
-``window_opened``              the signal lamp on (the signal, TV rules);
-                               podiums that were lit steadily go off
-``reading_resumed``            podiums that were lit steadily go off
-``score`` with delta < 0       that podium off (a wrong answer)
-``score`` with delta > 0       all off (a right answer ends the question)
-``window_closed``, ``chooser``, all off: the question is over
-``game_over``
-=============================  ===============================================
+What each lamp shows, and when, is decided by
+:class:`buzzer.runtime.lamps.LampPolicy` (its docstring has the table of
+decision → lamps), the same policy that runs the Pico's lamps; this module
+only turns its changes into gpiozero calls. :meth:`LampBoard.apply` takes the
+decisions the core just made, and the snapshot after them when there is one.
 
 Lamps are gpiozero ``LED`` devices on an injected pin factory (a transistor
 driver per lamp: see ``docs/raspberry-pi-gpio.md``). Blinking runs on
-gpiozero's background thread for that LED; ``on``/``off`` stop it.
+gpiozero's background thread for that LED, for the number of blinks the
+policy asked for; ``on``/``off`` stop it.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from gpiozero import LED  # type: ignore[import-untyped]
 
-from buzzer.arbiter.decisions import (
-    Chooser,
-    Decision,
-    FalseStart,
-    Ignored,
-    Note,
-    QuestionSelected,
-    ReadingResumed,
-    Recognized,
-    Score,
-    WindowClosed,
-    WindowOpened,
+from buzzer.arbiter.decisions import Decision
+from buzzer.runtime.lamps import (
+    BLINK,
+    LOCKED_BLINKS,
+    OFF,
+    ON,
+    SIGNAL,
+    LampChange,
+    LampKey,
+    LampPolicy,
+    Mode,
 )
 from hardware.pinmap import LampPin, PinMap
 
-OFF = "off"
-ON = "on"
-BLINK = "blink"
+__all__ = ["BLINK", "BLINK_OFF_S", "BLINK_ON_S", "LOCKED_BLINKS", "OFF", "ON", "LampBoard"]
 
 BLINK_ON_S = 0.12
 BLINK_OFF_S = 0.12
-#: Blinks for a press inside a lockout (the lockout's end is not in that decision).
-LOCKED_BLINKS = 3
-
-_CLOSING_NOTES = frozenset({"game_over"})
 
 
 def _led(lamp: LampPin, pin_factory: Any) -> Any:
@@ -69,7 +51,9 @@ class LampBoard:
     """The podium lamps (by seat) and the signal lamp of a pin map.
 
     :attr:`state` is what each lamp is doing (``off``/``on``/``blink``), keyed by
-    seat and ``"signal"``: what the board decided, for the panel and for tests.
+    seat and ``"signal"``: what the policy decided, for the panel and for tests.
+    Calls may come from several threads (the controller's listeners run on the
+    submitter's): a lock keeps the policy and the pins in step.
     """
 
     def __init__(
@@ -84,92 +68,80 @@ class LampBoard:
             raise ValueError("LampBoard needs a pin factory (never the global default)")
         self.blink_on_s = blink_on_s
         self.blink_off_s = blink_off_s
+        self.policy = LampPolicy(
+            tuple(sorted(pinmap.podium_lamps)),
+            signal=pinmap.signal_lamp is not None,
+            blink_period_ms=max(1, round((blink_on_s + blink_off_s) * 1000)),
+        )
+        self._lock = threading.RLock()
         self.podiums: dict[int, Any] = {}
         self.signal: Any = None
-        self.state: dict[int | str, str] = {}
         try:
             for seat, lamp in sorted(pinmap.podium_lamps.items()):
                 self.podiums[seat] = _led(lamp, pin_factory)
-                self.state[seat] = OFF
             if pinmap.signal_lamp is not None:
                 self.signal = _led(pinmap.signal_lamp, pin_factory)
-                self.state["signal"] = OFF
         except BaseException:
             self.close()
             raise
 
+    @property
+    def state(self) -> dict[LampKey, Mode]:
+        with self._lock:
+            return self.policy.state
+
     # -- decisions -----------------------------------------------------------------
 
-    def apply(self, decisions: Iterable[Decision]) -> None:
-        """Set the lamps for decisions just made, in order."""
-        for decision in decisions:
-            if isinstance(decision, Recognized):
-                self._only(decision.seat)
-            elif isinstance(decision, FalseStart):
-                period = self.blink_on_s + self.blink_off_s
-                blinks = max(1, round((decision.locked_until - decision.t) / 1e9 / period))
-                self.blink(decision.seat, blinks)
-            elif isinstance(decision, Ignored):
-                if decision.reason == "locked" and self.state.get(decision.seat) != BLINK:
-                    self.blink(decision.seat, LOCKED_BLINKS)
-            elif isinstance(decision, WindowOpened):
-                self._steady_off()
-                self.set_signal(True)
-            elif isinstance(decision, ReadingResumed):
-                self._steady_off()
-            elif isinstance(decision, Score):
-                if decision.delta > 0:
-                    self.all_off()
-                elif decision.delta < 0:
-                    self.podium(decision.seat, False)
-            elif isinstance(decision, QuestionSelected | WindowClosed | Chooser) or (
-                isinstance(decision, Note) and decision.type in _CLOSING_NOTES
-            ):
-                self.all_off()
+    def apply(
+        self, decisions: Iterable[Decision], snapshot: Mapping[str, object] | None = None
+    ) -> None:
+        """Set the lamps for decisions just made, in order (and for the snapshot
+        after them: back on the board, every lamp goes out)."""
+        with self._lock:
+            self._run(self.policy.apply(decisions, snapshot))
 
     # -- single lamps --------------------------------------------------------------
 
     def podium(self, seat: int, on: bool) -> None:
-        led = self.podiums.get(seat)
-        if led is None:
-            return
-        if on:
-            led.on()
-        else:
-            led.off()
-        self.state[seat] = ON if on else OFF
+        with self._lock:
+            self._run(self.policy.set(seat, ON if on else OFF))
 
     def blink(self, seat: int, times: int) -> None:
-        led = self.podiums.get(seat)
-        if led is None:
-            return
-        led.blink(on_time=self.blink_on_s, off_time=self.blink_off_s, n=times, background=True)
-        self.state[seat] = BLINK
+        with self._lock:
+            self._run(self.policy.set(seat, BLINK, blinks=times))
 
     def all_off(self) -> None:
-        for seat in self.podiums:
-            self.podium(seat, False)
-        self.set_signal(False)
-
-    def _only(self, seat: int) -> None:
-        for other in self.podiums:
-            if other != seat:
-                self.podium(other, False)
-        self.podium(seat, True)
-
-    def _steady_off(self) -> None:
-        for seat in self.podiums:
-            if self.state.get(seat) == ON:
-                self.podium(seat, False)
+        """Every lamp off (each LED is told, whatever the policy believed)."""
+        with self._lock:
+            self._run(self.policy.all_off(force=True))
 
     def set_signal(self, on: bool) -> None:
-        if self.signal is None:
-            return
-        if on:
-            self.signal.on()
-        else:
-            self.signal.off()
-        self.state["signal"] = ON if on else OFF
+        with self._lock:
+            self._run(self.policy.set(SIGNAL, ON if on else OFF))
+
+    def _only(self, seat: int) -> None:
+        with self._lock:
+            self.podium(seat, True)
+            for other in self.podiums:
+                if other != seat:
+                    self.podium(other, False)
+
+    def _run(self, changes: list[LampChange]) -> None:
+        for change in changes:
+            led = self.signal if change.lamp == SIGNAL else self.podiums.get(change.lamp)
+            if led is None:
+                continue
+            if change.mode is ON:
+                led.on()
+            elif change.mode is OFF:
+                led.off()
+            else:
+                led.blink(
+                    on_time=self.blink_on_s,
+                    off_time=self.blink_off_s,
+                    n=change.blinks,
+                    background=True,
+                )
 
     # -- the lamp test -------------------------------------------------------------
 

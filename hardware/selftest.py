@@ -176,9 +176,12 @@ class LoopbackPulses:
         return t1, t2
 
     def burst(self, key: str, edges: int, spacing_ns: int) -> int:
+        """The burst's clock starts once the first edge is out: a press stamped before
+        the returned instant + ``spacing_ns`` is the first edge's, whatever delayed it."""
         device = self._devices[key]
+        device.on()
         t0 = time.monotonic_ns()
-        for index in range(edges):
+        for index in range(1, edges):
             _spin_until(t0 + index * spacing_ns)
             if index % 2 == 0:
                 device.on()

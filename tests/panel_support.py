@@ -12,11 +12,11 @@ from typing import Any
 
 import httpx
 
-from buzzer.controller import Controller
 from buzzer.journal.store import JournalStore
 from buzzer.panel.app import Panel, create_app
 from buzzer.panel.demo import demo_header
 from buzzer.panel.server import BackgroundServer
+from buzzer.runtime.controller import Controller
 
 PIN = "4321"
 

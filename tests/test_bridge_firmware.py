@@ -10,6 +10,7 @@ and the package missing it fails, saying how to install it.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -20,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from firmware_bridge import protocol as p
 from firmware_bridge.firmware import logic
@@ -476,3 +479,256 @@ def test_scenario_under_micropython_matches_cpython() -> None:
 def test_irq_path_allocates_nothing_under_micropython() -> None:
     result = _micropython(ALLOC_CHECK)
     assert result == {"irq_alloc_bytes": 0, "taken": 4}  # the second irq(2) was held off
+
+
+# -- the heartbeat: the host's event-time watermark ----------------------------------------------
+
+# Runs unchanged on CPython and MicroPython; prints one JSON line. The main loop of
+# main.py, on an injected clock: each round the clock moves on by at most 200 µs
+# (under the default heartbeat_slack_us), "IRQs" stamp edges from that clock at
+# random points, also *during* the drain (right after a take() that found the ring
+# empty: the moment a tick read after the drain would get wrong), and the host
+# pings now and then so that the device knows it listens. Then the output is
+# decoded: heartbeat intervals, and every event that came after a heartbeat whose
+# tick it is stamped at or before (there must be none).
+HEARTBEAT_SCENARIO = r"""
+import json
+import struct
+import logic
+
+seed = [777]
+def rand(n):
+    seed[0] = (seed[0] * 1103515245 + 12345) & 0x7FFFFFFF
+    return seed[0] % n
+
+period = 1 << logic.TICKS_BITS
+clock = [period - 400000]   # unwrapped µs: the counter wraps 0.4 s in
+irq_edges = [0]
+
+def ticks_us():
+    clock[0] += rand(3)
+    return clock[0] & (period - 1)
+
+class IrqRing(logic.EdgeRing):
+    # An IRQ may fire between any two instructions of the main loop; here,
+    # right after each take(), also the one that found the ring empty.
+    def take(self):
+        edge = logic.EdgeRing.take(self)
+        if rand(5) == 0:
+            self.put(rand(4), ticks_us())
+            irq_edges[0] += 1
+        return edge
+
+ring = IrqRing(4, 64, 0)
+dev = logic.Device(4, 2, b"PICO", 5)
+levels = bytearray(4)
+out = bytearray()
+ping = 0
+rounds = 0
+while clock[0] < period + 400000:
+    clock[0] += 1 + rand(200)
+    rounds += 1
+    if rand(3) == 0:
+        ring.put(rand(4), ticks_us())   # an IRQ between rounds
+        irq_edges[0] += 1
+    ring.housekeep(ticks_us(), levels)  # IRQs off: nothing fires here
+    if rounds % 500 == 1:
+        dev.feed(logic.frame(logic.T_PING, ping, struct.pack("<II", ping, 0)), ticks_us())
+        ping += 1
+    dev.service(ring, ticks_us)
+    dev.write_output(out.extend)
+
+beats = []
+events = []
+reconciled = 0
+late = 0
+last_beat = None
+for msg_type, seq, payload in logic.FrameReader().feed(out):
+    if msg_type == logic.T_HEARTBEAT:
+        ticks = struct.unpack("<IIIHH", payload)[0]
+        if last_beat is not None:
+            beats.append(logic.ticks_diff(ticks, last_beat))
+        last_beat = ticks
+    elif msg_type in (logic.T_PRESS, logic.T_RELEASE):
+        event, ticks, button, flags = struct.unpack("<IIBB", payload)
+        if flags & logic.FLAG_RESENT:
+            continue
+        events.append(ticks)
+        if flags & logic.FLAG_RECONCILED:
+            reconciled += 1
+        if last_beat is not None and logic.ticks_diff(ticks, last_beat) <= 0:
+            late += 1
+backwards = 0
+for i in range(1, len(events)):
+    if logic.ticks_diff(events[i], events[i - 1]) < 0:
+        backwards += 1
+print(json.dumps({
+    "rounds": rounds,
+    "heartbeats": len(beats) + 1,
+    "longest": max(beats),
+    "shortest": min(beats),
+    "events": len(events),
+    "reconciled": reconciled,
+    "irq_edges": irq_edges[0],
+    "late": late,
+    "backwards": backwards,
+    "sent_heartbeats": dev.heartbeats,
+}))
+"""
+
+
+def _check_heartbeat_scenario(result: dict[str, Any]) -> None:
+    # At most 1 ms apart (the default), never more often than the slack allows.
+    assert result["longest"] <= 1_000
+    assert result["shortest"] >= 1_000 - 250
+    assert result["heartbeats"] == result["sent_heartbeats"] >= 800_000 // 1_000
+    # Not vacuous: many edges, many of them caught mid-drain, and the hold-off's
+    # reconciled edges (stamped with the IRQs off) among them.
+    assert result["events"] - result["reconciled"] == result["irq_edges"] > 1_000
+    assert result["reconciled"] > 100
+    # The promise: nothing stamped at or before a heartbeat's tick comes after it,
+    # and the device numbers its events in stamp order.
+    assert result["late"] == 0
+    assert result["backwards"] == 0
+
+
+def test_heartbeat_scenario_under_cpython() -> None:
+    _check_heartbeat_scenario(_run_cpython(HEARTBEAT_SCENARIO))
+
+
+def test_heartbeat_scenario_under_micropython() -> None:
+    result = _micropython(HEARTBEAT_SCENARIO)
+    _check_heartbeat_scenario(result)
+    assert result == _run_cpython(HEARTBEAT_SCENARIO)
+
+
+def _beats(host: Host) -> list[p.Heartbeat]:
+    return [m for m in host.read() if isinstance(m, p.Heartbeat)]
+
+
+def test_heartbeat_tick_is_one_before_the_round_that_drained_the_ring() -> None:
+    device, host, _, _ = _device()
+    ring = logic.EdgeRing(4, size=8, holdoff_us=0)
+    ring.put(1, 5_000)  # stamped in the very µs the round then reads
+    device.service(ring, lambda: 5_000)
+    messages = host.read()
+    assert [type(m) for m in messages] == [p.Press, p.Heartbeat]
+    beat = messages[1]
+    assert isinstance(beat, p.Heartbeat)
+    assert beat.ticks == 4_999  # every event stamped at or before it was sent
+
+
+def _beat_times(device: logic.Device, host: Host, rounds: range) -> list[int]:
+    """Run the device's timers at each tick of ``rounds``; the ticks it sent a heartbeat at."""
+    sent = []
+    for now in rounds:
+        device.poll(now)
+        sent += [now for _ in _beats(host)]
+    return sent
+
+
+def _gaps(times: list[int]) -> list[int]:
+    return [b - a for a, b in itertools.pairwise(times)]
+
+
+def test_heartbeats_slow_down_while_no_host_listens() -> None:
+    device, host, _, _ = _device(host_timeout_us=50_000)
+    # Nobody there: the slow beat (a 1 kHz stream into an unopened port is waste).
+    assert _beat_times(device, host, range(0, 1_000_001, 100)) == [
+        0,
+        250_000,
+        500_000,
+        750_000,
+        1_000_000,
+    ]
+    host.send(p.Ping(1), 1_000_050)  # the host is there: 1 kHz from the next round on
+    host.read()
+    fast = _beat_times(device, host, range(1_000_100, 1_050_001, 100))
+    assert fast[0] <= 1_001_000 and len(fast) >= 50 and max(_gaps(fast)) <= 1_000
+    # Silent for host_timeout_us: the slow beat again.
+    assert _beat_times(device, host, range(1_050_100, 1_250_001, 100)) == []
+
+
+def test_heartbeat_interval_is_configurable() -> None:
+    device, host, _, _ = _device(heartbeat_us=400, heartbeat_slack_us=100)
+    host.send(p.Ping(1), 0)
+    host.read()
+    sent = _beat_times(device, host, range(0, 10_001, 50))
+    assert len(sent) >= 25 and max(_gaps(sent)) <= 400
+    with pytest.raises(ValueError):
+        _device(heartbeat_us=100, heartbeat_slack_us=100)
+
+
+@given(
+    seq=st.integers(0, 0xFFFF),
+    ticks=st.integers(0, PERIOD - 1),
+    next_event=st.integers(0, 0xFFFFFFFF),
+    oldest=st.integers(0, 0xFFFFFFFF),
+    dropped=st.integers(0, 0xFFFF),
+    rx_bad=st.integers(0, 0xFFFF),
+)
+def test_the_preallocated_heartbeat_is_the_generic_frame(
+    seq: int, ticks: int, next_event: int, oldest: int, dropped: int, rx_bad: int
+) -> None:
+    built = logic.HeartbeatFrame().build(seq, ticks, next_event, oldest, dropped, rx_bad)
+    payload = struct.pack("<IIIHH", ticks, next_event, oldest, dropped, rx_bad)
+    assert bytes(built) == logic.frame(logic.T_HEARTBEAT, seq, payload)
+    assert FrameDecoder().feed(bytes(built)) == [
+        p.Frame(seq, p.Heartbeat(ticks, next_event, oldest, dropped, rx_bad))
+    ]
+
+
+def test_output_keeps_its_order_around_a_pending_heartbeat() -> None:
+    device, host, _, _ = _device()
+    device.poll(0)  # a lone heartbeat: left in its buffer
+    host.send(p.Ping(9), 10)  # the pong must come after it
+    device.edge(0, 1, 20, 20)
+    chunks: list[bytes] = []
+    device.write_output(lambda data: chunks.append(bytes(data)))
+    decoded = [f.message for f in FrameDecoder().feed(b"".join(chunks))]
+    assert [type(m) for m in decoded] == [p.Heartbeat, p.Pong, p.Press]
+    device.poll(5_000)  # the next round has only its heartbeat: written from its buffer
+    device.write_output(lambda data: chunks.append(bytes(data)))
+    assert chunks[-1] == bytes(device.beat.wire)
+    assert device.take_output() == b""
+
+
+# A round with nothing but its heartbeat (nearly every round at 1 kHz) must not
+# allocate, or the collector would stall the main loop every second or two.
+# (Measured in steady state: the very first rounds allocate once, 48 bytes.)
+HEARTBEAT_ALLOC_CHECK = r"""
+import gc, json, struct, time
+import logic
+dev = logic.Device(4, 2, b"PICO", 1, diff=time.ticks_diff, add=time.ticks_add)
+dev.feed(logic.frame(logic.T_PING, 0, bytes(8)), 0)  # a host listens
+written = [0]
+def write(data):
+    written[0] += 1
+now = 0
+for i in range(4):  # warm up (MicroPython allocates once on a first call)
+    dev.poll(now)
+    dev.write_output(write)
+    now = time.ticks_add(now, 500)
+written[0] = 0
+beats = dev.heartbeats
+gc.collect()
+gc.disable()
+before = gc.mem_alloc()
+for i in range(200):
+    now = time.ticks_add(now, 500)
+    dev.poll(now)
+    dev.write_output(write)
+after = gc.mem_alloc()
+gc.enable()
+print(json.dumps({
+    "alloc_bytes": after - before,
+    "heartbeats": dev.heartbeats - beats,
+    "writes": written[0],
+}))
+"""
+
+
+def test_a_heartbeat_round_allocates_nothing_under_micropython() -> None:
+    result = _micropython(HEARTBEAT_ALLOC_CHECK)
+    # 200 rounds 500 µs apart: a heartbeat every other round (750 µs apart at most).
+    assert result == {"alloc_bytes": 0, "heartbeats": 100, "writes": 100}

@@ -8,9 +8,9 @@ from typing import Any
 
 from buzzer.arbiter.decisions import Decision
 from buzzer.arbiter.events import Judge, Press, ReadingEnd, ReadingStart, Select
-from buzzer.controller import Controller
 from buzzer.journal.store import JournalStore
 from buzzer.replay import replay_lines
+from buzzer.runtime.controller import Controller
 
 MS = 1_000_000
 S = 1_000_000_000

@@ -20,7 +20,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
 
 from buzzer.arbiter import events as ev
-from buzzer.controller import Controller
+from buzzer.runtime.controller import Controller
 from display.scene import Facts, Memory, Scene
 
 pygame.font.init()

@@ -287,3 +287,77 @@ def test_edge_clocks() -> None:
     converted = other.to_ns(real / 1e9)
     assert other.name == "realtime"
     assert converted == pytest.approx(time.monotonic_ns() - 5 * MS, abs=5 * MS)
+
+
+# -- the watermark: the pins' levels prove which edges have arrived --------------------
+
+
+def test_the_levels_prove_every_edge_so_far_has_reached_the_sink() -> None:
+    factory = MockFactory()
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    with ButtonBank(pinmap(hold_off_ms=0), factory, inputs.put, watchdog=False) as bank:
+        before = time.monotonic_ns()
+        proven = bank.proven_until()
+        assert proven is not None and proven >= before
+        factory.pin(17).drive_low()
+        assert [type(e) for e in drain(inputs)] == [Press]
+        after = time.monotonic_ns()
+        proven = bank.proven_until()
+        assert proven is not None and proven >= after
+
+
+def test_an_edge_whose_callback_has_not_run_holds_the_proof_until_it_arrives() -> None:
+    factory = MockFactory(pin_class=DeferredPin)
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    with ButtonBank(pinmap(hold_off_ms=0), factory, inputs.put, watchdog=False) as bank:
+        pin = factory.pin(27)
+        pin.drive_low()  # the line is down; its callback waits (a busy callback thread)
+        stamp = ns(pin._last_change)
+        assert bank.proven_until() is None, "an edge in flight must hold the watermark"
+        assert bank.proven_until() is None  # still: time passing proves nothing
+        pin.deliver()
+        assert drain(inputs) == [Press(stamp, 2, 1)]
+        proven = bank.proven_until()
+        assert proven is not None and proven > stamp
+
+
+def test_a_change_held_in_the_hold_off_caps_the_proof_at_its_own_stamp() -> None:
+    factory = MockFactory()
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    with ButtonBank(pinmap(hold_off_ms=500), factory, inputs.put, watchdog=False) as bank:
+        pin = factory.pin(17)
+        pin.drive_low()
+        pin.drive_high()  # released inside the hold-off: reported when it ends, at this stamp
+        released = ns(pin._last_change)
+        drain(inputs)
+        assert bank.proven_until() == released
+        bank.poll(released + 600 * MS)
+        assert [type(e) for e in drain(inputs)] == [Release]
+        proven = bank.proven_until()
+        assert proven is not None and proven > released
+
+
+def test_the_simulated_pins_change_level_before_the_edge_is_stamped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As on a real line; gpiozero's own MockPin stamps first (see hardware/mockpins.py)."""
+    import gpiozero.pins.mock as mock
+
+    from hardware.mockpins import mock_factory
+
+    factory = mock_factory()
+    pin = factory.pin(17)
+    pin.function = "input"
+    seen: list[bool] = []
+    real = mock.monotonic
+
+    def stamp() -> float:
+        seen.append(bool(pin.state))
+        return real()
+
+    level = bool(pin.state)
+    monkeypatch.setattr(mock, "monotonic", stamp)
+    pin.drive_low() if level else pin.drive_high()
+    monkeypatch.undo()
+    assert seen == [not level], "the new level must be readable when the edge is stamped"
+    assert bool(pin.state) is (not level)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import queue
 import time
 from collections.abc import Callable
 
@@ -22,9 +21,7 @@ from buzzer.arbiter.decisions import (
 )
 from buzzer.arbiter.events import Input, Judge, Press, ReadingEnd, ReadingStart, Select, Tick
 from buzzer.core import GameCore
-from hardware.buttons import ButtonBank, ButtonEvent
 from hardware.lamps import BLINK, OFF, ON, LampBoard
-from hardware.loop import CoreLoop
 from hardware.pinmap import PinMap, parse_pinmap
 from rules.game import GameSetup
 from rules.profiles import find_rules
@@ -155,27 +152,3 @@ def test_the_lamp_test_pattern() -> None:
         {1: True, 2: True, 3: True, "signal": True},
     ]
     assert lit(factory) == {1: False, 2: False, 3: False, "signal": False}
-
-
-def test_a_mock_press_lights_its_lamp_through_the_core() -> None:
-    """Edge → ButtonBank → queue → CoreLoop (GameCore, settle window) → LampBoard."""
-    factory = MockFactory()
-    inputs: queue.SimpleQueue[ButtonEvent | Input] = queue.SimpleQueue()
-    core = GameCore(GameSetup(find_rules("championship-2003"), ("a", "b", "c"), chooser=1))
-    with (
-        ButtonBank(pinmap(), factory, inputs.put) as bank,
-        LampBoard(pinmap(), factory) as lamps,
-    ):
-        loop = CoreLoop(core, inputs, lamps).start()
-        try:
-            inputs.put(Select(time.monotonic_ns(), 1, 10))  # from the host's panel
-            factory.pin(5).drive_low()  # the host's reading start button...
-            factory.pin(6).drive_low()  # ...and the signal button
-            assert wait_until(lambda: lit(factory)["signal"])
-            factory.pin(27).drive_low()  # seat 2
-            assert wait_until(lambda: lit(factory)[2])
-            assert lit(factory) == {1: False, 2: True, 3: False, "signal": True}
-        finally:
-            loop.stop()
-        assert loop.errors == []
-        assert bank.stuck() == frozenset()

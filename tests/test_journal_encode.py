@@ -35,6 +35,8 @@ SAMPLES = [
     ev.Correction(19 * S, 2, -40, "ошибка счёта"),
     ev.Objection(20 * S, 1),
     ev.Undo(21 * S, 7),
+    ev.Fault(22 * S, "pico", False, "watermark 120 ms behind the clock"),
+    ev.Fault(23 * S, "gpio", True),
 ]
 
 

@@ -286,8 +286,8 @@ def test_without_simulate_there_are_no_simulated_buttons(tmp_path: Path) -> None
 
 
 def test_a_bad_pin_is_refused_at_start(tmp_path: Path) -> None:
-    from buzzer.controller import Controller
     from buzzer.panel.demo import demo_header
+    from buzzer.runtime.controller import Controller
 
     with pytest.raises(ValueError):
         create_app(Controller.new(demo_header()), "12ab")

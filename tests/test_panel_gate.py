@@ -13,16 +13,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from buzzer.arbiter.events import Press
-from buzzer.controller import Controller
 from buzzer.journal.resume import rebuild
 from buzzer.journal.store import JournalStore
 from buzzer.panel.demo import demo_header
 from buzzer.panel.gate import CommandGate, Outcome, SeatError
 from buzzer.panel.hub import PanelHub
 from buzzer.panel.models import CommandRequest
-from buzzer.panel.trial import Refused, clone_core, try_input
 from buzzer.replay import replay_lines
+from buzzer.runtime.controller import Controller
+from buzzer.runtime.runtime import Runtime
+from buzzer.runtime.trial import Refused, clone_core, try_input
 
 GAMES = itertools.count()
 MS = 1_000_000
@@ -43,14 +43,15 @@ class Table:
     def __init__(self, header: dict[str, Any], store: JournalStore | None = None) -> None:
         self.clock = FakeClock()
         self.controller = Controller.new(header, store, self.clock)
+        self.runtime = Runtime(self.controller)  # stepped by hand: the clock is the test's
         self.hub = PanelHub(self.controller)
-        self.gate = CommandGate(self.controller, self.hub)
+        self.gate = CommandGate(self.runtime, self.hub)
         self.n = 0
 
     def wait(self, ns: int = 10 * MS) -> None:
-        """Let time pass and tick, as the ticker thread does."""
+        """Let time pass, as the runtime's thread does."""
         self.clock.ns += ns
-        self.controller.tick()
+        self.runtime.step()
 
     def send(self, command: dict[str, Any], version: int | None = None, id: str = "") -> Outcome:
         self.n += 1
@@ -77,7 +78,7 @@ class Table:
         return detail
 
     def press(self, seat: int) -> None:
-        self.controller.submit(Press(self.controller.now(), seat))
+        self.runtime.wait(self.runtime.press(seat))
         self.wait()
 
     @property

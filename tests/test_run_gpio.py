@@ -10,9 +10,10 @@ from typing import Any
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
 from buzzer.arbiter.events import ReadingStart, Select
-from buzzer.controller import Controller
-from buzzer.hardware_inputs import attach_gpio
 from buzzer.journal.store import JournalStore
+from buzzer.runtime.controller import Controller
+from buzzer.runtime.inputs import attach_gpio
+from buzzer.runtime.runtime import Runtime
 from hardware.pinmap import example_path, load_pinmap
 
 S = 1_000_000_000
@@ -22,7 +23,6 @@ HEADER = {"rules": "tv-modern", "players": ["А", "Б", "В", "Г"], "chooser": 
 class Alerts:
     def __init__(self) -> None:
         self.stuck: list[tuple[int, Any]] = []
-        self.ticker = None
 
     def stuck_button(self, seat: int, held_ms: int | None = None) -> None:
         self.stuck.append((seat, held_ms))
@@ -31,10 +31,15 @@ class Alerts:
         self.stuck.append((seat, "freed"))
 
 
+def host(runtime: Runtime, *makes: Any) -> None:
+    """Host commands, each stamped now and applied by the running runtime."""
+    for make in makes:
+        runtime.wait(runtime.command(make))
+
+
 def wait_for(check: Any, controller: Controller) -> dict[str, Any]:
     deadline = time.monotonic() + 10
     while True:
-        controller.tick()
         snapshot = controller.snapshot()
         if check(snapshot) or time.monotonic() > deadline:
             return snapshot
@@ -45,12 +50,11 @@ def test_a_mock_pin_edge_is_journaled_decided_and_lights_the_lamp(tmp_path: Path
     pinmap = load_pinmap(example_path())
     factory = MockFactory()
     controller = Controller.new(HEADER, JournalStore(tmp_path / "g.sqlite"))
+    runtime = Runtime(controller).start()
     alerts = Alerts()
-    attached = attach_gpio(controller, pinmap, factory, alerts)
+    attached = attach_gpio(runtime, pinmap, factory, alerts)
     try:
-        now = controller.now()
-        controller.submit(Select(now, 1, 100))
-        controller.submit(ReadingStart(now + 1))
+        host(runtime, lambda t: Select(t, 1, 100), ReadingStart)
         signal_pin = factory.pin(pinmap.host["reading_end"].pin)
         signal_pin.drive_low()  # the host's signal button (active low)
         wait_for(lambda s: s["phase"] == "open", controller)
@@ -61,27 +65,28 @@ def test_a_mock_pin_edge_is_journaled_decided_and_lights_the_lamp(tmp_path: Path
         assert attached.lamps.state[2] == "on"
         assert attached.lamps.state[1] == "off"
         types = [line.split('"type": "')[1].split('"')[0] for line in controller.store.lines()]
+        types = [kind for kind in types if kind != "tick"]
         assert types[:3] == ["game", "select", "reading_start"]
         assert "reading_end" in types and "press" in types
     finally:
         attached.close()
+        runtime.stop()
 
 
 def test_a_press_on_the_pico_emulator_is_journaled_decided_and_lights_its_lamp(
     tmp_path: Path,
 ) -> None:
     from buzzer.arbiter.events import ReadingEnd
-    from buzzer.hardware_inputs import attach_bridge
+    from buzzer.runtime.inputs import attach_bridge
     from firmware_bridge.emulator import Emulator
 
     controller = Controller.new(HEADER, JournalStore(tmp_path / "g.sqlite"))
+    runtime = Runtime(controller).start()
     with Emulator() as emulator:
-        attached = attach_bridge(controller, emulator.path)
+        attached = attach_bridge(runtime, emulator.path)
         try:
             assert attached.link.wait_connected(10)
-            now = controller.now()
-            for item in (Select(now, 2, 200), ReadingStart(now + 1), ReadingEnd(now + 2)):
-                controller.submit(item)
+            host(runtime, lambda t: Select(t, 2, 200), ReadingStart, ReadingEnd)
             wait_for(lambda s: s["phase"] == "open", controller)  # after the signal
             emulator.press(2)  # button 2 is seat 3
             snapshot = wait_for(lambda s: s["answering"] == 3, controller)
@@ -93,6 +98,7 @@ def test_a_press_on_the_pico_emulator_is_journaled_decided_and_lights_its_lamp(
             assert any('"press"' in line for line in controller.store.lines())
         finally:
             attached.close()
+            runtime.stop()
 
 
 def test_lamps_go_out_when_a_sport_question_closes_with_nobody_right(tmp_path: Path) -> None:
@@ -104,21 +110,21 @@ def test_lamps_go_out_when_a_sport_question_closes_with_nobody_right(tmp_path: P
     factory = MockFactory()
     head = {"rules": "sport-false-start", "players": ["А", "Б"]}
     controller = Controller.new(head, JournalStore(tmp_path / "g.sqlite"))
-    attached = attach_gpio(controller, pinmap, factory, Alerts())
+    runtime = Runtime(controller).start()
+    attached = attach_gpio(runtime, pinmap, factory, Alerts())
     try:
-        now = controller.now()
-        for item in (Select(now, 1, 10), ReadingStart(now + 1), ReadingEnd(now + 2)):
-            controller.submit(item)
+        host(runtime, lambda t: Select(t, 1, 10), ReadingStart, ReadingEnd)
         wait_for(lambda s: s["phase"] == "open", controller)
         factory.pin(pinmap.players[1].pin).drive_low()
         wait_for(lambda s: s["answering"] == 1, controller)
         assert attached.lamps.state[1] == "on"
-        controller.submit(Judge(controller.now(), False))
+        host(runtime, lambda t: Judge(t, False))
         factory.pin(pinmap.players[2].pin).drive_low()
         wait_for(lambda s: s["answering"] == 2, controller)
-        controller.submit(Judge(controller.now(), False))  # both wrong: the question closes
+        host(runtime, lambda t: Judge(t, False))  # both wrong: the question closes
         wait_for(lambda s: s["stage"] == "board", controller)
         assert attached.lamps.state[1] == "off" and attached.lamps.state[2] == "off"
         assert attached.lamps.state["signal"] == "off"  # it was lit at the signal
     finally:
         attached.close()
+        runtime.stop()

@@ -226,6 +226,25 @@ class Undo:
     PRIORITY: ClassVar[int] = HOST
 
 
+@dataclass(slots=True, frozen=True)
+class Fault:
+    """A live input source stopped (``ok`` False) or resumed (``ok`` True) proving its time.
+
+    Journaled by the live runtime (``buzzer/runtime``) when a source — the
+    Pico link, the GPIO pump — stays silent past the runtime's wait bound:
+    time then moves on without it, and a press it delivers later for a time
+    already decided is ``late``. The line makes that visible in the replay
+    (a ``source_fault`` note); it decides nothing.
+    """
+
+    t: int
+    source: str
+    ok: bool
+    detail: str = ""
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+
+
 HostCommand = (
     Select
     | ReadingStart
@@ -242,4 +261,4 @@ HostCommand = (
     | Correction
     | Objection
 )
-Input = Press | Release | Draw | Tick | Undo | HostCommand
+Input = Press | Release | Draw | Tick | Undo | Fault | HostCommand

@@ -20,6 +20,7 @@ from buzzer.arbiter.events import (
     CatPrice,
     Correction,
     Draw,
+    Fault,
     FinalJudge,
     FinalRemove,
     FinalStake,
@@ -140,6 +141,7 @@ class InputParser:
             "correction": self._correction,
             "objection": lambda o, n: Objection(_t(o, n), self._seat(o, n), n),
             "undo": lambda o, n: Undo(_t(o, n), _int(o, "line", n, 2, 10**9), n),
+            "fault": self._fault,
         }
 
     def parse(self, text: str, line: int) -> Input:
@@ -155,6 +157,18 @@ class InputParser:
             known = ", ".join(self._by_type)
             raise JournalError(line, f"unknown type {kind!r}; input types are: {known}")
         return handler(obj, line)
+
+    def _fault(self, obj: dict[str, Any], line: int) -> Input:
+        source = obj.get("source")
+        if not isinstance(source, str) or not 1 <= len(source) <= 40:
+            raise JournalError(line, "field 'source' must be a source name (1..40 characters)")
+        state = obj.get("state")
+        if state not in ("stalled", "back"):
+            raise JournalError(line, f"field 'state' must be 'stalled' or 'back', got {state!r}")
+        detail = obj.get("detail", "")
+        if not isinstance(detail, str) or len(detail) > 200:
+            raise JournalError(line, "field 'detail' must be a text of at most 200 characters")
+        return Fault(_t(obj, line), source, state == "back", detail, line)
 
     def _seat(self, obj: Mapping[str, Any], line: int) -> int:
         return _int(obj, "seat", line, 1, self.seats)

@@ -18,6 +18,7 @@ from buzzer.arbiter.events import (
     CatPrice,
     Correction,
     Draw,
+    Fault,
     FinalJudge,
     FinalRemove,
     FinalStake,
@@ -58,6 +59,7 @@ TYPE_NAMES: Mapping[type, str] = MappingProxyType(
         Correction: "correction",
         Objection: "objection",
         Undo: "undo",
+        Fault: "fault",
     }
 )
 
@@ -72,7 +74,9 @@ def encode_input(item: Input) -> str:
         value = getattr(item, name)
         if value is None:
             continue
-        if name == "correct":
+        if name == "ok":
+            record["state"] = "back" if value else "stalled"
+        elif name == "correct":
             record["verdict"] = "correct" if value else "wrong"
         elif isinstance(value, tuple):
             record[name] = list(value)

@@ -68,6 +68,22 @@ class JournalStore:
         assert seq is not None
         return seq
 
+    def append_lines(self, lines: list[str]) -> int:
+        """Write several lines in one transaction (one sync: a group commit);
+        returns the line number of the last. All of them or none are durable."""
+        if len(lines) == 1:
+            return self.append_line(lines[0])
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany("INSERT INTO journal (line) VALUES (?)", [(x,) for x in lines])
+            seq = db.execute("SELECT MAX(seq) FROM journal").fetchone()[0]
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return int(seq)
+
     def lines(self) -> Iterator[str]:
         """Every line, in the order written."""
         for (line,) in self._db.execute("SELECT line FROM journal ORDER BY seq"):

@@ -32,8 +32,6 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import cookie_parser
 
 from buzzer import __version__
-from buzzer.arbiter.events import Press
-from buzzer.controller import Controller
 from buzzer.panel import messages
 from buzzer.panel.auth import COOKIE, PinGuard
 from buzzer.panel.gate import CommandGate, SeatError
@@ -50,7 +48,8 @@ from buzzer.panel.models import (
     StateBody,
     StuckRequest,
 )
-from buzzer.panel.ticker import Ticker
+from buzzer.runtime.controller import Controller
+from buzzer.runtime.runtime import Runtime
 
 STATIC = Path(__file__).parent / "static"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -69,10 +68,10 @@ class Panel:
     """What one served game's panel is made of (``app.state.panel``)."""
 
     controller: Controller
+    runtime: Runtime
     hub: PanelHub
     gate: CommandGate
     guard: PinGuard
-    ticker: Ticker | None
     simulate: bool
 
     # -- the alert API for the hardware layer --------------------------------
@@ -154,7 +153,7 @@ REFUSALS: dict[int | str, dict[str, Any]] = {
 
 
 def create_app(
-    controller: Controller,
+    game: Controller | Runtime,
     pin: str,
     *,
     simulate: bool = False,
@@ -164,31 +163,32 @@ def create_app(
     secure_cookie: bool = False,
     static_dir: Path = STATIC,
 ) -> FastAPI:
-    """The panel of the game ``controller`` owns.
+    """The panel of one game: ``game`` is the live :class:`Runtime`, or a controller.
 
-    ``pin``: 4–6 digits (``auth.new_pin()`` draws one). ``simulate``: add the
-    demo's simulated buttons (``/api/simulate/*``). ``tick``: run the ticker
-    thread that lets time pass in the controller (leave it on unless the
-    caller ticks the controller itself). ``secure_cookie``: mark the session
-    cookie Secure (only behind HTTPS).
+    Given a controller, the app makes the runtime and runs its thread while
+    it serves (``tick=False``: the caller steps it by hand, as tests with an
+    injected clock do); given a runtime, its owner (``svoyak run``) starts
+    and stops it. ``pin``: 4–6 digits (``auth.new_pin()`` draws one).
+    ``simulate``: add the demo's simulated buttons (``/api/simulate/*``).
+    ``secure_cookie``: mark the session cookie Secure (only behind HTTPS).
     """
+    owned = isinstance(game, Controller)
+    runtime = Runtime(game) if isinstance(game, Controller) else game
+    controller = runtime.controller
     hub = PanelHub(controller)
     guard = PinGuard(pin, max_failures=max_pin_failures, window_s=pin_window_s)
-    ticker = Ticker(controller) if tick else None
-    if ticker is not None:
-        hub.on_input = ticker.poke
-    panel = Panel(controller, hub, CommandGate(controller, hub), guard, ticker, simulate)
+    panel = Panel(controller, runtime, hub, CommandGate(runtime, hub), guard, simulate)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         hub.attach(asyncio.get_running_loop())
-        if ticker is not None:
-            ticker.start()
+        if owned and tick:
+            runtime.start()
         try:
             yield
         finally:
-            if ticker is not None:
-                ticker.stop()
+            if owned and tick:
+                runtime.stop()
             await hub.close_all()
 
     app = FastAPI(
@@ -335,7 +335,7 @@ def create_app(
     async def command(body: CommandRequest) -> JSONResponse:
         """One host command, applied once per id (see docs/panel.md)."""
         try:
-            outcome = panel.gate.execute(body)
+            outcome = await panel.gate.execute_async(body)
         except SeatError as exc:
             return JSONResponse(
                 {
@@ -398,9 +398,13 @@ def create_app(
                     },
                     status_code=422,
                 )
-            decisions = controller.submit(Press(controller.now(), body.seat))
+            accepted = await asyncio.wrap_future(runtime.press(body.seat))
             return JSONResponse(
-                {"ok": True, "decisions": [json.loads(d.to_json()) for d in decisions]}
+                {
+                    "ok": True,
+                    "line": accepted.line,
+                    "decisions": [json.loads(d.to_json()) for d in accepted.decisions],
+                }
             )
 
         @app.post(

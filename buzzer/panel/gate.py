@@ -9,12 +9,14 @@
    the state has since moved on in a way that matters to that command (for a
    verdict: someone else is answering now; for a bid: the bidding moved),
    it is refused with 409 and a sentence saying what changed.
-3. **Refused by the engine.** The controller journals whatever it is given,
-   so the command is first applied to a copy of the core (``trial.py``),
-   released through the settle window there; a refusal is a 409 and nothing
-   reaches the journal.
-4. **Submitted**, holding the controller's lock from step 2 on, so no other
-   input slips in between the check and the journal.
+3. **Submitted to the runtime** (``buzzer/runtime``), stamped now: when its
+   time is proven complete (every press stamped before it has been applied),
+   the runtime tries it on a copy of the core (``buzzer/runtime/trial.py``);
+   an engine refusal is a 409 and nothing reaches the journal. Otherwise it
+   is journaled and applied, and the answer carries its journal line.
+
+The route awaits the outcome without blocking the server's event loop
+(:meth:`CommandGate.execute_async`).
 
 Pause and resume are panel-level (the journal has no such line): they set the
 hub's flag and are broadcast; while paused, only corrections, undo and
@@ -23,9 +25,12 @@ resume are accepted.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
+import threading
 from collections import OrderedDict
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,15 +49,13 @@ from buzzer.arbiter.events import (
     ReadingEnd,
     ReadingStart,
     Select,
-    Tick,
     Timeout,
     Undo,
 )
-from buzzer.controller import Controller
 from buzzer.panel import messages
-from buzzer.panel.hub import PanelHub, controller_lock
+from buzzer.panel.hub import PanelHub
 from buzzer.panel.models import CommandRequest
-from buzzer.panel.trial import Refused, try_input
+from buzzer.runtime.runtime import Accepted, CommandRefused, Runtime
 
 #: For each command, the snapshot fields whose change makes a tap stale: the
 #: host tapped while looking at a state that no longer holds.
@@ -98,53 +101,78 @@ class SeatError(ValueError):
 
 
 class CommandGate:
-    def __init__(self, controller: Controller, hub: PanelHub, remember: int = 2000) -> None:
-        self.controller = controller
+    """The panel's side of host commands: ids, staleness, pause; the runtime does the rest."""
+
+    def __init__(self, runtime: Runtime, hub: PanelHub, remember: int = 2000) -> None:
+        self.runtime = runtime
+        self.controller = runtime.controller
         self.hub = hub
-        self._results: OrderedDict[str, tuple[str, Outcome]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._results: OrderedDict[str, tuple[str, Future[Outcome]]] = OrderedDict()
         self._remember = remember
 
-    def execute(self, request: CommandRequest) -> Outcome:
+    def execute(self, request: CommandRequest, timeout: float = 30.0) -> Outcome:
+        """Submit and wait for the outcome (tests, benchmarks: a thread of their own)."""
+        future, repeat = self._begin(request)
+        if not future.done():
+            self.runtime.wait(future, timeout)
+        outcome = future.result(timeout)
+        return dataclasses.replace(outcome, repeat=True) if repeat else outcome
+
+    async def execute_async(self, request: CommandRequest) -> Outcome:
+        """Submit and await the outcome without blocking the server's event loop."""
+        future, repeat = self._begin(request)
+        outcome = await asyncio.wrap_future(future)
+        return dataclasses.replace(outcome, repeat=True) if repeat else outcome
+
+    def _begin(self, request: CommandRequest) -> tuple[Future[Outcome], bool]:
+        """The outcome's future, and whether it answers an id seen before."""
         command = request.command.model_dump()
         fingerprint = json.dumps(command, sort_keys=True)
-        lock = controller_lock(self.controller)
-        with lock:
+        with self._lock:
             seen = self._results.get(request.id)
             if seen is not None:
                 if seen[0] != fingerprint:
-                    return Outcome(409, messages.ID_REUSED.body())
-                return dataclasses.replace(seen[1], repeat=True)
-            outcome = self._execute(request, command)
-            self._results[request.id] = (fingerprint, outcome)
+                    return _done(Outcome(409, messages.ID_REUSED.body())), False
+                return seen[1], True
+            future = self._start(request, command)
+            self._results[request.id] = (fingerprint, future)
             while len(self._results) > self._remember:
                 self._results.popitem(last=False)
-        if outcome.status == 200 and command["type"] in ("pause", "resume"):
-            self.hub.set_paused(command["type"] == "pause")
-        return outcome
+        return future, False
 
-    def _execute(self, request: CommandRequest, command: dict[str, Any]) -> Outcome:
-        controller = self.controller
+    def _start(self, request: CommandRequest, command: dict[str, Any]) -> Future[Outcome]:
         kind = command["type"]
         hub = self.hub
         if hub.paused and kind not in WHILE_PAUSED:
-            return Outcome(409, messages.PAUSED.body())
-        now_snapshot = controller.snapshot()
+            return _done(Outcome(409, messages.PAUSED.body()))
+        now_snapshot = self.controller.snapshot()
         if request.version is not None:
             stale = self._stale(kind, request.version, now_snapshot)
             if stale is not None:
-                return Outcome(409, stale.body())
+                return _done(Outcome(409, stale.body()))
         self._check_seats(command, len(now_snapshot["players"]))
         if kind in ("pause", "resume"):
-            return Outcome(200, self._result(request, None, [], kind == "pause"))
-        item = to_input(command, controller.now())
-        try:
-            try_input(controller.core, item)
-        except Refused as exc:
-            return Outcome(409, messages.refused(command, now_snapshot, exc.message).body())
-        decisions = controller.submit(item)
-        line = journal_line(controller, item)
-        decisions += controller.tick()
-        return Outcome(200, self._result(request, line, decisions, hub.paused))
+            hub.set_paused(kind == "pause")
+            return _done(Outcome(200, self._result(request, None, [], kind == "pause")))
+        submitted = self.runtime.command(lambda t: to_input(command, t))
+        outcome: Future[Outcome] = Future()
+
+        def finish(done: Future[Any]) -> None:
+            try:
+                accepted: Accepted = done.result()
+            except CommandRefused as exc:
+                body = messages.refused(command, now_snapshot, exc.message).body()
+                outcome.set_result(Outcome(409, body))
+                return
+            except Exception as exc:  # the journal could not be written: nothing happened
+                outcome.set_result(Outcome(503, messages.journal_failed(str(exc)).body()))
+                return
+            body = self._result(request, accepted.line, accepted.decisions, hub.paused)
+            outcome.set_result(Outcome(200, body))
+
+        submitted.add_done_callback(finish)
+        return outcome
 
     def _result(
         self, request: CommandRequest, line: int | None, decisions: list[Any], paused: bool
@@ -215,17 +243,7 @@ def to_input(command: dict[str, Any], t: int) -> Input:
     raise ValueError(f"not an engine command: {kind}")
 
 
-def journal_line(controller: Controller, item: Input) -> int | None:
-    """The journal line the controller gave ``item`` (call under its lock, right after submit).
-
-    The core keeps every input with its line as ``ref``; an undo is kept as the
-    tick it begins with.
-    """
-    history = controller.core.history
-    for pushed in reversed(history[-8:]):
-        if isinstance(item, Undo):
-            if isinstance(pushed, Tick) and pushed.t == item.t:
-                return pushed.ref
-        elif type(pushed) is type(item) and dataclasses.replace(pushed, ref=0) == item:
-            return pushed.ref
-    return None
+def _done(outcome: Outcome) -> Future[Outcome]:
+    future: Future[Outcome] = Future()
+    future.set_result(outcome)
+    return future

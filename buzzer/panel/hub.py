@@ -42,9 +42,9 @@ from buzzer.arbiter.events import (
     Tick,
     Timeout,
 )
-from buzzer.controller import Controller
 from buzzer.journal.encode import encode_input
-from buzzer.panel.trial import clone_core
+from buzzer.runtime.controller import Controller
+from buzzer.runtime.trial import clone_core
 from rules.specials.params import CatPrice as CatPriceRule
 from rules.state import Stage
 
@@ -128,8 +128,6 @@ class PanelHub:
         self._loop_thread: int | None = None
         self._connections: set[Connection] = set()
         self._writers: set[asyncio.Task[None]] = set()
-        #: Called after every update (the ticker uses it to recompute its deadline).
-        self.on_input: Callable[[], None] | None = None
         with controller_lock(controller):
             first = controller.snapshot()
             self._remember(first)
@@ -340,8 +338,6 @@ class PanelHub:
                     )
             if unchanged:
                 self._dispatch(short, short)
-                if self.on_input is not None:
-                    self.on_input()
                 return
         extras = self.extras()
         question = self.host_question(snapshot)
@@ -357,9 +353,6 @@ class PanelHub:
             host_panel = dict(public, commands=self.command_log(), question=question)
             host = head + json.dumps(host_panel, ensure_ascii=False) + "}"
         self._dispatch(viewer, host)
-        hook = self.on_input
-        if hook is not None:
-            hook()
 
     def _note_decisions(self, decisions: list[Decision]) -> None:
         for decision in decisions:
@@ -373,6 +366,19 @@ class PanelHub:
                 )
             elif isinstance(decision, Ignored) and decision.reason == "late":
                 self.alert("late", decision.seat, broadcast=False, t=decision.t)
+            elif isinstance(decision, Note) and decision.type == "source_fault":
+                source = str(decision.get("source"))
+                if decision.get("state") == "back":
+                    self.clear_alerts("source", None, source=source)
+                else:
+                    self.alert(
+                        "source",
+                        None,
+                        broadcast=False,
+                        t=decision.t,
+                        source=source,
+                        detail=decision.get("detail"),
+                    )
             elif isinstance(decision, Note) and decision.type == "final_timer":
                 until = decision.get("until")
                 if isinstance(until, int | float):
@@ -404,12 +410,16 @@ class PanelHub:
             self.broadcast_panel()
         return record
 
-    def clear_alerts(self, kind: str | None = None, seat: int | None = None) -> None:
+    def clear_alerts(
+        self, kind: str | None = None, seat: int | None = None, source: str | None = None
+    ) -> None:
         """Take alerts down (e.g. ``clear_alerts("stuck", 3)`` when the button comes up)."""
         with self._lock:
             self._drop(
                 lambda a: (
-                    (kind is None or a["kind"] == kind) and (seat is None or a["seat"] == seat)
+                    (kind is None or a["kind"] == kind)
+                    and (seat is None or a["seat"] == seat)
+                    and (source is None or a.get("source") == source)
                 )
             )
         self.broadcast_panel()

@@ -96,6 +96,15 @@ NOT_DEMO = Message(
 )
 
 
+def journal_failed(reason: str) -> Message:
+    return Message(
+        "journal_failed",
+        f"Команда не записана в журнал и не применена ({reason}). Проверьте диск и повторите.",
+        f"The command was not written to the journal and not applied ({reason}). "
+        "Check the disk and try again.",
+    )
+
+
 def rate_limited(seconds: int) -> Message:
     return Message(
         "rate_limited",

@@ -16,7 +16,9 @@ What runs in the hard IRQ is :meth:`EdgeRing.put` alone. It allocates
 nothing: it writes small ints into preallocated ``array``/``bytearray``
 slots, and the tick-difference function it calls is ``time.ticks_diff`` on
 the Pico (a builtin, no allocation). Everything else runs in the main loop,
-where allocation is allowed.
+where allocation is allowed, but the HEARTBEAT (more than 1000 a second) is
+built in preallocated buffers (:class:`HeartbeatFrame`): a frame's worth of
+garbage every millisecond would make the collector stall the main loop.
 """
 
 import struct
@@ -223,6 +225,63 @@ class FrameReader:
         return frames
 
 
+HEARTBEAT_PAYLOAD = 16
+HEARTBEAT_RAW = 4 + HEARTBEAT_PAYLOAD + 2
+#: COBS adds one code byte to a run this short (no 254-byte block), then the delimiter.
+HEARTBEAT_WIRE = HEARTBEAT_RAW + 2
+
+
+class HeartbeatFrame:
+    """The HEARTBEAT frame, built in place: the same bytes as :func:`frame`, no garbage.
+
+    It goes out more than 1000 times a second. :func:`frame` allocates a few
+    objects per call, and on the Pico that garbage would bring a collection
+    (milliseconds with the main loop stopped) every second or two: the very
+    stall the heartbeat exists to bound. The frame has a fixed length, so
+    the header, payload, CRC and COBS output all live in two preallocated
+    ``bytearray`` s and :meth:`build` allocates nothing (a test checks this
+    under MicroPython with the GC's own counter).
+    """
+
+    def __init__(self) -> None:
+        self.raw = bytearray(HEARTBEAT_RAW)
+        self.raw[0] = PROTOCOL_VERSION
+        self.raw[1] = T_HEARTBEAT
+        self.wire = bytearray(HEARTBEAT_WIRE)
+
+    def build(
+        self, seq: int, ticks: int, next_event: int, oldest: int, dropped: int, rx_bad: int
+    ) -> bytearray:
+        """Fill the frame; returns :attr:`wire` (valid until the next call)."""
+        raw = self.raw
+        struct.pack_into("<HIIIHH", raw, 2, seq, ticks, next_event, oldest, dropped, rx_bad)
+        crc = 0xFFFF
+        table = CRC_TABLE
+        end = HEARTBEAT_RAW - 2
+        for i in range(end):
+            crc = ((crc << 8) & 0xFF00) ^ table[(crc >> 8) ^ raw[i]]
+        raw[end] = crc >> 8
+        raw[end + 1] = crc & 0xFF
+        wire = self.wire
+        # COBS into the fixed buffer (the run is shorter than 254: no 0xFF blocks).
+        code_at = 0
+        code = 1
+        j = 1
+        for i in range(HEARTBEAT_RAW):
+            byte = raw[i]
+            if byte == 0:
+                wire[code_at] = code
+                code_at = j
+                code = 1
+            else:
+                wire[j] = byte
+                code += 1
+            j += 1
+        wire[code_at] = code
+        wire[j] = 0
+        return wire
+
+
 # -- edge capture (the hard IRQ writes, the main loop reads) --------------------------
 
 
@@ -323,12 +382,24 @@ class EdgeRing:
 class Device:
     """Everything the firmware does between the edge ring and the USB serial line.
 
-    The main loop calls :meth:`edge` for each captured edge, :meth:`feed`
-    with the bytes the host sent, :meth:`poll` often, and writes what
-    :meth:`take_output` returns. ``now`` is always the current tick. The
+    The main loop calls :meth:`feed` with the bytes the host sent, then
+    :meth:`service` (which hands every captured edge to :meth:`edge` and
+    runs :meth:`poll`), and writes what :meth:`write_output` (or
+    :meth:`take_output`) gives. ``now`` is always the current tick. The
     hardware is reached only through ``on_lamp(index, level)`` and
     ``on_pulse(button, active)``, so the emulator and the tests drive this
     same class.
+
+    The HEARTBEAT is the host's event-time **watermark**: its ``ticks`` H
+    promises that every event stamped at or before H was sent before it.
+    :meth:`service` makes that true by reading the tick *before* it drains
+    the edge ring (an edge stamped earlier is already in the ring: a hard IRQ
+    stamps and appends before the main loop runs again) and :meth:`poll`
+    reports one µs less. While the host is there, a heartbeat goes out once
+    ``heartbeat_us - heartbeat_slack_us`` have passed since the last one, so
+    that with main-loop rounds at most ``heartbeat_slack_us`` apart no two are
+    more than ``heartbeat_us`` apart; while it is not (nothing heard for
+    ``host_timeout_us``), only every ``idle_heartbeat_us``.
 
     Every PRESS/RELEASE gets the next event number and stays in a ring of
     unacknowledged events until the host's cumulative ACK covers it; the ring
@@ -346,7 +417,9 @@ class Device:
         tick_bits: int = TICKS_BITS,
         ring_size: int = 32,
         resend_us: int = 200000,
-        heartbeat_us: int = 250000,
+        heartbeat_us: int = 1000,
+        heartbeat_slack_us: int = 250,
+        idle_heartbeat_us: int = 250000,
         host_timeout_us: int = 2000000,
         on_lamp: "Callable[[int, int], None] | None" = None,
         on_pulse: "Callable[[int, bool], None] | None" = None,
@@ -361,7 +434,11 @@ class Device:
         self.tick_bits = tick_bits
         self.ring_size = ring_size
         self.resend_us = resend_us
+        if not 0 <= heartbeat_slack_us < heartbeat_us:
+            raise ValueError("need 0 <= heartbeat_slack_us < heartbeat_us")
         self.heartbeat_us = heartbeat_us
+        self.heartbeat_slack_us = heartbeat_slack_us
+        self.idle_heartbeat_us = idle_heartbeat_us
         self.host_timeout_us = host_timeout_us
         self.on_lamp = on_lamp
         self.on_pulse = on_pulse
@@ -378,7 +455,11 @@ class Device:
         self.unacked: list[list[int]] = []  # [event, type, button, flags, ticks], oldest first
         self.dropped = 0
         self.resend_at: int | None = None
-        self.next_heartbeat: int | None = None
+        self.last_heartbeat: int | None = None  # tick of the last heartbeat sent
+        self.heartbeats = 0
+        self.beat = HeartbeatFrame()
+        # The last heartbeat is still in ``beat.wire``, not yet in ``out`` (see write_output).
+        self.beat_pending = False
         self.host_seen: int | None = None  # tick of the last good frame from the host
         self.lamp_mode = bytearray(lamps)
         self.lamp_level = bytearray(lamps)
@@ -392,14 +473,36 @@ class Device:
     # -- output ----------------------------------------------------------------
 
     def _send(self, msg_type: int, payload: bytes | bytearray) -> None:
+        self._settle_beat()
         self.out += frame(msg_type, self.tx_seq, payload)
         self.tx_seq = (self.tx_seq + 1) & 0xFFFF
 
+    def _settle_beat(self) -> None:
+        """Move a pending heartbeat into ``out``: whatever is queued after it goes after it."""
+        if self.beat_pending:
+            self.out += self.beat.wire
+            self.beat_pending = False
+
     def take_output(self) -> bytes:
         """The bytes to write to the host now (and forget them)."""
+        self._settle_beat()
         out = self.out
         self.out = bytearray()
         return bytes(out)
+
+    def write_output(self, write: "Callable[[bytes | bytearray], object]") -> None:
+        """Write what is queued, in order, with ``write`` (the main loop's way).
+
+        A round that queued nothing but its heartbeat (nearly every round)
+        writes it straight from its preallocated buffer: no copy, no garbage.
+        """
+        out = self.out
+        if out:
+            write(out)
+            out[:] = b""
+        if self.beat_pending:
+            self.beat_pending = False
+            write(self.beat.wire)
 
     def oldest_unacked(self) -> int:
         return self.unacked[0][0] if self.unacked else self.next_event
@@ -470,7 +573,6 @@ class Device:
             for entry in self.unacked:
                 self._send_event(entry, FLAG_RESENT)
             self.resend_at = self.add(now, self.resend_us) if self.unacked else None
-            self.next_heartbeat = self.add(now, self.heartbeat_us)
         elif msg_type == T_LAMP:
             lamp, mode, period_ms = struct.unpack("<BBH", payload)
             status = self._lamp(lamp, mode, period_ms, now)
@@ -514,8 +616,72 @@ class Device:
 
     # -- time passes ---------------------------------------------------------------
 
+    def service(self, ring: EdgeRing, ticks_us: "Callable[[], int]") -> int:
+        """One main-loop round's device work: every captured edge, then the timers.
+
+        The tick is read *first*: an edge the IRQ stamped before it is then
+        already in the ring (the hard IRQ stamps and appends atomically with
+        respect to this loop), so the drain below hands it on before
+        :meth:`poll` may send a heartbeat that says nothing older is still to
+        come. Reading the tick after the drain would break that promise for
+        an edge caught in between. Returns the tick used.
+        """
+        now = ticks_us()
+        while True:
+            edge = ring.take()
+            if edge is None:
+                break
+            button, pressed, flags, ticks = edge
+            self.edge(button, pressed, ticks, now, flags)
+        self.poll(now)
+        return now
+
+    def heartbeat_in(self, now: int) -> int:
+        """µs until :meth:`poll` will send the next heartbeat (0: due now);
+        for a loop that sleeps between rounds, as the emulator's does."""
+        last = self.last_heartbeat
+        if last is None:
+            return 0
+        return max(self._beat_period(now) - self.diff(now, last), 0)
+
+    def _host_alive(self, now: int) -> bool:
+        seen = self.host_seen
+        return seen is not None and self.diff(now, seen) < self.host_timeout_us
+
+    def _beat_period(self, now: int) -> int:
+        if self._host_alive(now):
+            return self.heartbeat_us - self.heartbeat_slack_us
+        return self.idle_heartbeat_us
+
+    def _heartbeat(self, now: int) -> None:
+        """Queue a heartbeat for a round whose edges were all handed on before ``now``.
+
+        Its ``ticks`` is ``now - 1``: every edge stamped at or before it has
+        been sent (see :meth:`service`).
+        """
+        self._settle_beat()
+        self.beat.build(
+            self.tx_seq,
+            self.add(now, -1),
+            self.next_event,
+            self.oldest_unacked(),
+            self.dropped & 0xFFFF,
+            self.reader.bad & 0xFFFF,
+        )
+        self.tx_seq = (self.tx_seq + 1) & 0xFFFF
+        self.heartbeats += 1
+        self.last_heartbeat = now
+        if self.out:
+            self.out += self.beat.wire
+        else:
+            self.beat_pending = True
+
     def poll(self, now: int) -> None:
-        """Timers: blink, test pulses, resend, heartbeat."""
+        """Timers: blink, test pulses, resend, heartbeat.
+
+        ``now`` must have been read before the edge ring was last drained
+        (:meth:`service` does both in that order): the heartbeat reports it.
+        """
         diff = self.diff
         for i in range(self.lamps):
             if self.lamp_mode[i] == LAMP_BLINK and diff(now, self.lamp_next[i]) >= 0:
@@ -530,23 +696,13 @@ class Device:
                 self.pulse_end[button] = None
                 if self.on_pulse is not None:
                     self.on_pulse(button, False)
-        host_alive = self.host_seen is not None and diff(now, self.host_seen) < self.host_timeout_us
+        host_alive = self._host_alive(now)
         if self.resend_at is not None and diff(now, self.resend_at) >= 0:
             # Resend only while the host is there; a HOST_HELLO resends the lot anyway.
             if host_alive:
                 for entry in self.unacked:
                     self._send_event(entry, FLAG_RESENT)
             self.resend_at = self.add(now, self.resend_us) if self.unacked else None
-        if self.next_heartbeat is None or diff(now, self.next_heartbeat) >= 0:
-            self.next_heartbeat = self.add(now, self.heartbeat_us)
-            self._send(
-                T_HEARTBEAT,
-                struct.pack(
-                    "<IIIHH",
-                    now,
-                    self.next_event,
-                    self.oldest_unacked(),
-                    self.dropped & 0xFFFF,
-                    self.reader.bad & 0xFFFF,
-                ),
-            )
+        last = self.last_heartbeat
+        if last is None or diff(now, last) >= self._beat_period(now):
+            self._heartbeat(now)

@@ -15,9 +15,13 @@ host's tests run under CPython and under MicroPython. mypy skips this file:
   ``time.ticks_us()`` first, then hands button and tick to
   ``EdgeRing.put`` (preallocated arrays; no allocation, as a hard IRQ
   requires).
-- The main loop never sleeps: it drains the ring into PRESS/RELEASE frames,
-  reads what the host sent (``select.poll`` on stdin, so a read never blocks),
-  answers, and writes frames to USB CDC (``sys.stdout.buffer``).
+- The main loop never sleeps: it reads what the host sent (``select.poll`` on
+  stdin, so a read never blocks) and answers, then ``Device.service`` reads
+  the tick, drains the ring into PRESS/RELEASE frames and sends a HEARTBEAT
+  (at least every millisecond while the host is there) that promises the
+  host nothing stamped at or before its tick is still to come; the frames go
+  to USB CDC (``sys.stdout.buffer``), which ignores the baud rate, so 1 kHz
+  of 24-byte heartbeats is a small part of a full-speed link.
 - ``micropython.kbd_intr(-1)``: a 0x03 byte inside a frame must not raise
   KeyboardInterrupt. To get the REPL back, hold button 1 while plugging in.
 """
@@ -38,6 +42,11 @@ LAMP_PINS = (10, 11, 12, 13, 14, 15, 16, 17)
 #: button within this are ignored.
 HOLDOFF_US = 10_000
 RING_SIZE = 64
+#: The longest gap between two heartbeats while the host listens (its watermark's
+#: step), and how long one main-loop round may take without stretching it: a
+#: heartbeat goes out once HEARTBEAT_US - HEARTBEAT_SLACK_US have passed.
+HEARTBEAT_US = 1_000
+HEARTBEAT_SLACK_US = 250
 
 
 def board_id():
@@ -54,6 +63,14 @@ def boot_id():
         return int.from_bytes(os.urandom(4), "little")
     except Exception:
         return time.ticks_us() ^ 0x5A5A5A5A
+
+
+def host_waiting(poller):
+    """True if the host sent a byte; ``ipoll`` allocates nothing (``poll`` returns a
+    new list every call: garbage on every round of a loop that never sleeps)."""
+    for _ in poller.ipoll(0):
+        return True
+    return False
 
 
 def main():
@@ -91,6 +108,8 @@ def main():
         board_id(),
         boot_id(),
         logic.TICKS_BITS,
+        heartbeat_us=HEARTBEAT_US,
+        heartbeat_slack_us=HEARTBEAT_SLACK_US,
         on_lamp=on_lamp,
         on_pulse=on_pulse,
         diff=time.ticks_diff,
@@ -105,28 +124,25 @@ def main():
     poller = select.poll()
     poller.register(sys.stdin, select.POLLIN)
     levels = bytearray(len(buttons))
+    count = len(buttons)
     device.hello(ticks_us())
     while True:
-        now = ticks_us()
-        while True:
-            edge = ring.take()
-            if edge is None:
-                break
-            button, pressed, flags, ticks = edge
-            device.edge(button, pressed, ticks, now, flags)
-        while poller.poll(0):
-            device.feed(stdin.read(1), ticks_us())
-        now = ticks_us()
-        device.poll(now)
-        for index, pin in enumerate(buttons):
+        for index in range(count):  # (no enumerate: no garbage per round)
             # A pin driven by a test pulse reads low: it is pressed on purpose.
-            levels[index] = 1 - pin.value()
+            levels[index] = 1 - buttons[index].value()
         state = machine.disable_irq()
-        ring.housekeep(now, levels)
+        # The tick is read with IRQs off: a reconciled edge is then stamped after
+        # every edge already in the ring and before any still to come, so the
+        # ring's stamps never go backwards (the host's watermark relies on it).
+        ring.housekeep(ticks_us(), levels)
         machine.enable_irq(state)
-        out = device.take_output()
-        if out:
-            stdout.write(out)
+        while host_waiting(poller):
+            device.feed(stdin.read(1), ticks_us())
+        # Reads the tick, then drains the ring, then may send the heartbeat: in
+        # that order, or an edge caught in between would come after a heartbeat
+        # that said nothing so old was still to come.
+        device.service(ring, ticks_us)
+        device.write_output(stdout.write)
 
 
 main()

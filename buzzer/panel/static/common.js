@@ -175,7 +175,11 @@ const Svoyak = (() => {
   }
 
   function alertText(snapshot, alert) {
-    return t("alert." + alert.kind, { name: playerName(snapshot, alert.seat) });
+    return t("alert." + alert.kind, {
+      name: playerName(snapshot, alert.seat),
+      source: alert.source || "",
+      detail: alert.detail || "",
+    });
   }
 
   return {

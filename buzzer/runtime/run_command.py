@@ -1,9 +1,9 @@
-"""``svoyak run``: serve the host's panel.
+"""``svoyak run``: the composition root of a live game.
 
-Until the full ``svoyak run`` (the board screen, the real buttons) exists,
-``svoyak run --headless`` serves the panel over a demo game with simulated
-buttons. This module is imported by the CLI at start-up: it imports nothing
-heavy at module level.
+It builds the controller (the journal, the core), the runtime that owns
+time (``runtime.py``), the hardware sources (GPIO, the Pico), the host's
+panel and the board window, and wires them together. This module is
+imported by the CLI at start-up: it imports nothing heavy at module level.
 """
 
 from __future__ import annotations
@@ -129,10 +129,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from buzzer.controller import Controller
     from buzzer.journal.codec import JournalError
     from buzzer.journal.store import JournalStore, JournalStoreError
     from buzzer.panel.app import create_app
+    from buzzer.runtime.controller import Controller
+    from buzzer.runtime.runtime import Runtime
 
     store = None
     resumed = False
@@ -162,20 +163,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return _fail(f"cannot listen on {args.host}:{args.port}: {exc.strerror}")
     port = sock.getsockname()[1]
 
-    app = create_app(controller, pin, simulate=True)
+    runtime = Runtime(controller)
+    app = create_app(runtime, pin, simulate=True)
     texts = _package_texts(store, args, players)
     app.state.panel.hub.question_lookup = texts.host_view
     try:
-        gpio = _gpio(args.pins, controller, app.state.panel)
+        gpio = _gpio(args.pins, runtime, app.state.panel)
     except (OSError, ValueError, RuntimeError) as exc:
         sock.close()
         return _fail(f"GPIO: {exc}")
     bridge = None
     if args.serial:
-        from buzzer.hardware_inputs import attach_bridge
+        from buzzer.runtime.inputs import attach_bridge
 
         print(f"  Pico: {args.serial}")
-        bridge = attach_bridge(controller, args.serial, app.state.panel)
+        bridge = attach_bridge(runtime, args.serial)
+    runtime.start()
     hosts = _addresses(args.host)
     print("svoyak: демо-игра, имитация кнопок / demo game, simulated buttons", flush=True)
     if resumed:
@@ -194,13 +197,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if args.headless:
             server.run(sockets=[sock])
         else:
-            from buzzer.board_run import run_with_board
+            from buzzer.runtime.board import run_with_board
 
             url = f"http://{hosts[-1]}:{port}/"
-            return run_with_board(server, sock, controller, pin, url, texts)
+            return run_with_board(server, sock, runtime, pin, url, texts)
     except KeyboardInterrupt:
         pass  # Ctrl-C: uvicorn has already shut down cleanly
     finally:
+        runtime.stop()
         if bridge is not None:
             bridge.close()
         if gpio is not None:
@@ -258,19 +262,19 @@ def _package_texts(store: Any, args: argparse.Namespace, players: tuple[str, ...
     return PackageTexts.from_header(json.dumps(_header(args, players)), None)
 
 
-def _gpio(pins: str | None, controller: Any, panel: Any) -> Any:
+def _gpio(pins: str | None, runtime: Any, panel: Any) -> Any:
     """The Pi's buttons and lamps, when a pin map is given or installed; else None."""
     from hardware.factory import SYSTEM_PINMAP, open_pin_factory
 
     if pins is None and not SYSTEM_PINMAP.is_file():
         return None
-    from buzzer.hardware_inputs import attach_gpio
+    from buzzer.runtime.inputs import attach_gpio
     from hardware.pinmap import load_pinmap
 
     pinmap = load_pinmap(pins or SYSTEM_PINMAP)
     factory = open_pin_factory(simulate=os.environ.get("GPIOZERO_PIN_FACTORY") == "mock")
     print(f"  кнопки и лампы GPIO / GPIO buttons and lamps: {pins or SYSTEM_PINMAP}")
-    return attach_gpio(controller, pinmap, factory, panel)
+    return attach_gpio(runtime, pinmap, factory, panel)
 
 
 def _games_dir() -> Path:
@@ -303,6 +307,8 @@ def _header(args: argparse.Namespace, players: tuple[str, ...]) -> dict[str, obj
 
     from buzzer.panel.demo import demo_header
 
+    # settle_ms 0: the live runtime hands the core its inputs in event-time order
+    # (proven by the sources' watermarks), so the core need hold nothing back.
     if args.package is None:
         if not args.headless:
             # A new user's first game: the built-in demo package, texts and all.
@@ -310,12 +316,13 @@ def _header(args: argparse.Namespace, players: tuple[str, ...]) -> dict[str, obj
                 "rules": args.rules,
                 "players": list(players),
                 "package": "svoyak:demo",
+                "settle_ms": 0,
             }
-        return demo_header(args.rules, players)
+        return {**demo_header(args.rules, players), "settle_ms": 0}
     package = args.package
     if package != "svoyak:demo":
         package = str(Path(package).resolve())
-    return {"rules": args.rules, "players": list(players), "package": package}
+    return {"rules": args.rules, "players": list(players), "package": package, "settle_ms": 0}
 
 
 def _addresses(host: str) -> list[str]:

@@ -1,0 +1,271 @@
+"""The controller: the one owner of a game's state.
+
+Every input — a press stamped at its source, a host's tap, a timer's tick —
+is (1) appended to the journal, durably, (2) pushed into the pure core,
+(3) followed by the seeded draw if it left a tie waiting, and only then
+(4) shown to the listeners (lamps, board, panel). A crash at any point
+loses nothing that was shown: the journal holds it, and
+:meth:`Controller.resume` rebuilds the same state.
+
+In a live game only the runtime's thread calls it (``runtime.py``,
+:meth:`Controller.apply_batch`): inputs arrive already in event time, a
+batch at a time, one journal commit each. :meth:`Controller.submit` and
+:meth:`Controller.tick` apply one input at a time for replays, the demo
+and tests that need no live sources. The lock guards the core against
+readers on other threads (snapshots); nothing slow runs under it but the
+journal's commit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from buzzer.arbiter.decisions import Decision
+from buzzer.arbiter.events import Input, Tick
+from buzzer.arbiter.machine import SequenceError
+from buzzer.core import GameCore, InputError
+from buzzer.journal.codec import parse_header
+from buzzer.journal.encode import encode_input
+from buzzer.journal.resume import rebuild
+from buzzer.journal.store import JournalStore
+
+Listener = Callable[[list[Decision], dict[str, Any]], None]
+Clock = Callable[[], int]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Applied:
+    """What became of one input of a batch: its journal line, or why it was refused.
+
+    ``first`` indexes the batch's decisions: ``decisions[first:]`` came from
+    this input on (its own effect, and what followed it in the batch).
+    """
+
+    line: int | None
+    refused: str | None
+    first: int
+
+
+class Controller:
+    """Journal first, then decide, then publish."""
+
+    def __init__(
+        self,
+        core: GameCore,
+        store: JournalStore | None,
+        t0_ns: int,
+        clock: Clock = time.monotonic_ns,
+    ) -> None:
+        self.core = core
+        self.store = store
+        #: The monotonic instant of the game's t = 0.
+        self.t0_ns = t0_ns
+        self.clock = clock
+        self.version = 0
+        self._lock = threading.RLock()
+        self._listeners: list[Listener] = []
+        self._lines = 1 if store is None else len(store)
+        #: The journal's lines when there is no store (to rebuild after a refusal).
+        self._memory: list[str] = []
+
+    # -- construction --------------------------------------------------------
+
+    @classmethod
+    def new(
+        cls,
+        header: dict[str, Any],
+        store: JournalStore | None = None,
+        clock: Clock = time.monotonic_ns,
+        base: Path | None = None,
+    ) -> Controller:
+        """A new game: the header is journaled first (line 1)."""
+        line = json.dumps({"type": "game", **header}, ensure_ascii=False)
+        core = GameCore(parse_header(line, base))
+        if store is not None:
+            if len(store):
+                raise ValueError(f"{store.path} already holds a game: resume it instead")
+            store.append_line(line)
+        controller = cls(core, store, clock(), clock)
+        if store is None:
+            controller._memory.append(line)
+        return controller
+
+    @classmethod
+    def resume(cls, store: JournalStore, clock: Clock = time.monotonic_ns) -> Controller:
+        """The game in ``store``, rebuilt; its clock goes on from the last journaled instant."""
+        lines = list(store.lines())
+        core, _ = rebuild(lines, store.path.resolve().parent)
+        last = max((json.loads(x).get("t", 0.0) for x in lines[1:]), default=0.0)
+        return cls(core, store, clock() - round(last * 1e9), clock)
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held by whoever must check and submit as one step (the panel's trial run)."""
+        return self._lock
+
+    # -- time ----------------------------------------------------------------
+
+    def now(self) -> int:
+        """The game clock: ns since the game's t = 0."""
+        return self.clock() - self.t0_ns
+
+    def game_time(self, monotonic_ns: int) -> int:
+        """A source timestamp on the monotonic clock → the game clock."""
+        return monotonic_ns - self.t0_ns
+
+    # -- inputs --------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+
+    def submit(self, item: Input) -> list[Decision]:
+        """Journal ``item``, apply it, publish what it decided; returns the decisions.
+
+        The core's errors (an input that makes no sense) propagate after the
+        input was journaled: the journal is the record of what happened, and
+        a replay refuses at the same line. Callers validate host commands
+        against the snapshot first (the panel does).
+        """
+        with self._lock:
+            out: list[Decision] = []
+            self._apply(item, out)
+            draw = self.core.draw_for_pending_tie()
+            if draw is not None:
+                self._apply(draw, out)
+            self.version += 1
+            snapshot = self.snapshot()
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(out, snapshot)
+        return out
+
+    def tick(self) -> list[Decision]:
+        """Let time pass: when a deadline is due (a settle window, a press window,
+        a round clock), journal a tick and apply it. A live loop calls this
+        often (every millisecond or so); most calls do nothing."""
+        with self._lock:
+            deadline = self.core.next_deadline()
+            now = self.now()
+            if deadline is None or now < deadline:
+                return []
+        # Submitted outside the check's lock: listeners must never run while a
+        # thread other than the submitter's own holds the controller's lock.
+        return self.submit(Tick(now))
+
+    def apply_batch(
+        self,
+        items: list[tuple[Input, bool]],
+        until: int | None = None,
+        after: Sequence[Input] = (),
+    ) -> tuple[list[Applied], list[Decision]]:
+        """Apply inputs already in event-time order, journal them in one commit, then publish.
+
+        The live runtime's path (``runtime.py``). Each ``(input, trial)``: with
+        ``trial`` (a host command) the input is first tried on a copy of the
+        core and, if the engine refuses it, left out — never journaled.
+        ``after``: inputs stamped at ``until`` that decide nothing by
+        themselves (source faults). ``until``: the time proven complete —
+        when a deadline is due by then (a window's end, a held input), a
+        ``tick`` at ``until`` is applied last.
+
+        The inputs reach the core before the disk, but nothing leaves this
+        method — no listener, no reply — before the journal's one commit
+        (group commit: one sync for the whole batch). If the commit fails,
+        the core is rebuilt from what the journal holds and the error
+        propagates: nothing that is not on disk was ever shown.
+        """
+        from buzzer.runtime.trial import Refused, try_input
+
+        results: list[Applied] = []
+        out: list[Decision] = []
+        with self._lock:
+            lines: list[str] = []
+            start = self._lines
+            try:
+                for item, trial in items:
+                    if trial:
+                        try:
+                            try_input(self.core, item)
+                        except Refused as exc:
+                            results.append(Applied(None, exc.message, len(out)))
+                            continue
+                    first = len(out)
+                    try:
+                        line = self._stage(item, lines, out)
+                    except (InputError, SequenceError) as exc:
+                        # A live input the engine cannot take (a late host input):
+                        # left out of the journal like a refused trial.
+                        lines.pop()
+                        self._rebuild(lines)
+                        del out[first:]
+                        message = exc.message if isinstance(exc, InputError) else str(exc)
+                        results.append(Applied(None, message, first))
+                        continue
+                    results.append(Applied(line, None, first))
+                for item in after:
+                    self._stage(item, lines, out)
+                if until is not None:
+                    deadline = self.core.next_deadline()
+                    if deadline is not None and deadline <= until:
+                        self._stage(Tick(until), lines, out)
+                if lines:
+                    if self.store is not None:
+                        self.store.append_lines(lines)
+                    else:
+                        self._memory.extend(lines)
+            except BaseException:
+                self._lines = start
+                self._rebuild([])
+                raise
+            if not lines:
+                return results, out
+            self.version += 1
+            snapshot = self.snapshot()
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(out, snapshot)
+        return results, out
+
+    def _stage(self, item: Input, lines: list[str], out: list[Decision]) -> int:
+        """Give ``item`` its journal line, push it (and a tie's draw) into the core."""
+        self._lines += 1
+        line = self._lines
+        lines.append(encode_input(item))
+        self.core.push(dataclasses.replace(item, ref=line), out)
+        draw = self.core.draw_for_pending_tie()
+        if draw is not None:
+            self._stage(draw, lines, out)
+        return line
+
+    def _rebuild(self, staged: list[str]) -> None:
+        """The core as the journal (plus ``staged`` lines not yet written) has it."""
+        if self.store is not None:
+            journaled = list(self.store.lines())
+            base: Path | None = self.store.path.resolve().parent
+        else:
+            journaled = list(self._memory)
+            base = None
+        self.core, _ = rebuild(journaled + staged, base)
+        self._lines = len(journaled) + len(staged)
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            snapshot = self.core.snapshot()
+            snapshot["version"] = self.version
+            snapshot["now"] = self.now()
+            return snapshot
+
+    def _apply(self, item: Input, out: list[Decision]) -> None:
+        self._lines += 1
+        if self.store is not None:
+            self._lines = self.store.append_line(encode_input(item))
+        else:
+            self._memory.append(encode_input(item))
+        self.core.push(dataclasses.replace(item, ref=self._lines), out)

@@ -1,0 +1,141 @@
+"""GPIO buttons and the Pico in a running game: hardware wired into the runtime.
+
+gpiozero's callbacks and the Pico link's reader only stamp and hand over:
+each becomes a source of the runtime (``sources.py``) that delivers inputs
+stamped at the edge and proves how far its time is complete. Host buttons
+are host commands: the runtime tries them on a copy of the core first, like
+the panel's taps. Lamps follow the decisions through the one lamp policy
+(``lamps.py``); a stuck button is an alert on the host's panel.
+
+Nothing here reaches for the panel or a clock of its own: ``attach_gpio``
+and ``attach_bridge`` take the runtime and, optionally, what to call about
+stuck buttons (:class:`Alerts`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from concurrent.futures import Future
+from typing import Any, Protocol
+
+from buzzer.arbiter.events import Press, Release
+from buzzer.runtime.runtime import CommandRefused, Runtime
+from buzzer.runtime.sources import EdgeSource, LinkSource
+
+log = logging.getLogger(__name__)
+
+
+class Alerts(Protocol):
+    """Where hardware trouble is shown (the panel implements it)."""
+
+    def stuck_button(self, seat: int, held_ms: int | None = None) -> None: ...
+
+    def button_released(self, seat: int) -> None: ...
+
+
+class GpioSink:
+    """The ButtonBank's sink: inputs to the runtime, stuck buttons to the alerts."""
+
+    def __init__(self, source: EdgeSource, alerts: Alerts | None) -> None:
+        self.source = source
+        self.alerts = alerts
+        self.refused: list[str] = []
+
+    def __call__(self, event: Any) -> None:
+        from hardware.buttons import ButtonFreed, ButtonStuck
+
+        alerts = self.alerts
+        if isinstance(event, ButtonStuck):
+            if alerts is not None and event.seat is not None:
+                alerts.stuck_button(event.seat, (event.t - event.down_since) // 1_000_000)
+            return
+        if isinstance(event, ButtonFreed):
+            if alerts is not None and event.seat is not None:
+                alerts.button_released(event.seat)
+            return
+        if isinstance(event, Press | Release):
+            self.source.put(event)
+            return
+        self.source.put(event, trial=True).add_done_callback(self._refused)
+
+    def _refused(self, future: Future[Any]) -> None:
+        exc = future.exception()
+        if isinstance(exc, CommandRefused):
+            self.refused.append(exc.message)
+            log.warning("host button refused: %s", exc.message)
+
+
+def attach_gpio(
+    runtime: Runtime,
+    pinmap: Any,
+    pin_factory: Any,
+    alerts: Alerts | None = None,
+) -> Attached:
+    """Buttons and lamps of ``pinmap`` on ``pin_factory``, wired into the game."""
+    from hardware.buttons import ButtonBank
+    from hardware.lamps import LampBoard
+
+    source = runtime.edge_source("gpio")
+    sink = GpioSink(source, alerts)
+    lamps = LampBoard(pinmap, pin_factory)
+    runtime.controller.subscribe(lamps.apply)
+    bank = ButtonBank(pinmap, pin_factory, sink)
+    source.proof = bank.proven_until
+    return Attached(runtime, source, (bank, lamps), sink)
+
+
+def attach_bridge(
+    runtime: Runtime, url: str, link_config: Any = None, connect_timeout_s: float = 5.0
+) -> Attached:
+    """The Pico at ``url`` (a pyserial URL: /dev/ttyACM0, a pty) wired into the game.
+
+    The link gets up to ``connect_timeout_s`` to connect (the handshake and a
+    first clock fit) before its source joins the watermark: a Pico that is
+    still booting is not a fault. One that does not connect in that time
+    joins anyway, and is a fault on the host's panel until it does.
+    """
+    from buzzer.runtime.lamps import BridgeLamps
+    from firmware_bridge.link import BridgeLink, LinkConfig
+
+    holder: list[LinkSource] = []
+    link = BridgeLink(link_config or LinkConfig(url), sink=lambda item: holder[0].put(item))
+    source = LinkSource(runtime, "pico", link)
+    holder.append(source)
+    link.start()
+    if not link.wait_connected(connect_timeout_s):
+        log.warning("the Pico at %s did not connect within %.0f s", url, connect_timeout_s)
+    runtime.add_source(source)
+    lamps = BridgeLamps(link, len(runtime.controller.core.setup.players))
+    runtime.controller.subscribe(lamps.apply)
+    return Attached(runtime, source, (_Stoppable(link),), None, link)
+
+
+@dataclasses.dataclass
+class _Stoppable:
+    link: Any
+
+    def close(self) -> None:
+        self.link.stop()
+
+
+@dataclasses.dataclass
+class Attached:
+    """Hardware attached to a runtime; ``close()`` releases it and removes its source."""
+
+    runtime: Runtime
+    source: Any
+    parts: tuple[Any, ...]
+    sink: GpioSink | None = None
+    link: Any = None
+
+    @property
+    def lamps(self) -> Any:
+        return next((p for p in self.parts if hasattr(p, "apply")), None)
+
+    def close(self) -> None:
+        # The source leaves the watermark first: a link being stopped proves
+        # nothing any more, and must not be journaled as a fault on the way out.
+        self.runtime.remove_source(self.source)
+        for part in self.parts:
+            part.close()

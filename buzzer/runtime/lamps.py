@@ -1,0 +1,443 @@
+"""The lamp policy: which lamp shows what, decided once for every kind of lamp.
+
+The podium lamps and the signal lamp may hang on the Pi's GPIO
+(:class:`hardware.lamps.LampBoard`) or on the Pico (:class:`BridgeLamps`,
+below). Both used to carry their own copy of the rules and drifted apart (the
+Pico kept a wrong answerer's lamp lit and had no signal lamp). Here the rules
+live once, in :class:`LampPolicy`, as pure code: no threads, no I/O, no clock
+of its own. :meth:`LampPolicy.apply` takes the decisions the core just made
+(and the snapshot after them) and returns the lamp *changes*; an adapter only
+executes them on its hardware.
+
+=============================  ===============================================
+decision                       lamps
+=============================  ===============================================
+``question`` (selected)        all off (a new question)
+``recognized`` (seat)          that podium on, every other podium off
+``false_start`` (seat)         that podium blinks through its lockout
+                               (``locked_until - t`` worth of blinks)
+``ignored`` ``locked``         that podium blinks :data:`LOCKED_BLINKS` times
+                               (a press inside the lockout), unless it is
+                               blinking already
+``window_opened``              the signal lamp on (the signal, TV rules);
+                               podiums that were lit steadily go off
+``reading_resumed``            podiums that were lit steadily go off
+``score`` with delta < 0       that podium off (a wrong answer)
+``score`` with delta > 0       all off (a right answer ends the question)
+``window_closed``, ``chooser``, all off: the question is over
+``game_over``
+snapshot ``stage`` is          all off: back on the board, whatever closed the
+``board`` or ``over``          question (the systems without a chooser emit
+                               no ``chooser`` line)
+=============================  ===============================================
+
+A blink is finite: ``blinks`` on/off cycles of ``period_ms``, then dark (the
+GPIO adapter hands the count to gpiozero; the Pico only blinks forever, so its
+adapter switches the lamp off when the blink is over). The policy knows when
+a blink it started from a decision ends on the game clock, and at the first
+decision (or snapshot ``now``) at or after that instant it records the lamp
+as off and says so (an ``OFF`` change): the device's last command and the
+policy's state then always agree, and a press inside the lockout after the
+blink has ended blinks again.
+
+Changes are coalesced per call: at most one change per lamp, the net effect
+of the call, in the order the lamps were first touched (so the recognized
+player's lamp goes first, ahead of the others going out). A lamp whose net
+mode did not change is left alone, except a ``BLINK``, which restarts the
+count. The policy is not thread-safe: an adapter serialises its calls.
+
+:class:`BridgeLamps` is the Pico's adapter (the GPIO one lives with the other
+gpiozero code, in :mod:`hardware.lamps`). Podium lamp ``seat - 1``; the signal
+lamp at a configurable index, by default the one right after the last podium
+(lamp ``seats``: GP13 with three players on the stock firmware's pin map),
+used only if the device says (its HELLO's ``lamps``) it has that many lamps.
+The firmware blinks a lamp until told otherwise, while the policy's blinks
+are finite: so a blink is a ``BLINK`` command followed, ``blinks × period``
+later, by an ``OFF`` from a timer of the adapter (cancelled if the lamp is
+switched first). The policy says ``OFF`` too at its first decision after the
+blink's end; LAMP commands are idempotent, so that costs a frame, nothing else.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Final, Literal, Protocol
+
+from buzzer.arbiter.decisions import (
+    Chooser,
+    Decision,
+    FalseStart,
+    Ignored,
+    Note,
+    QuestionSelected,
+    ReadingResumed,
+    Recognized,
+    Score,
+    WindowClosed,
+    WindowOpened,
+)
+from firmware_bridge.protocol import LampMode
+
+#: The key of the signal lamp; podium lamps are keyed by seat.
+SIGNAL: Final = "signal"
+LampKey = int | Literal["signal"]
+
+
+class Mode(enum.StrEnum):
+    """What a lamp does. A ``str``, so ``state[seat] == "on"`` reads naturally."""
+
+    OFF = "off"
+    ON = "on"
+    BLINK = "blink"
+
+
+OFF: Final = Mode.OFF
+ON: Final = Mode.ON
+BLINK: Final = Mode.BLINK
+
+#: One on/off cycle of a blink (0.12 s on, 0.12 s off): fast enough to read as
+#: "you are locked out", slow enough to count.
+BLINK_PERIOD_MS: Final = 240
+#: Blinks for a press inside a lockout (the lockout's end is not in that decision).
+LOCKED_BLINKS: Final = 3
+#: Snapshot stages on which no lamp is lit: between questions, and after the game.
+CLOSED_STAGES: Final = frozenset({"board", "over"})
+#: ``Note`` decisions that end the question (and every lamp with it).
+CLOSING_NOTES: Final = frozenset({"game_over"})
+
+_NS_PER_MS: Final = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class LampChange:
+    """One lamp to switch: ``lamp`` (a seat or :data:`SIGNAL`) to ``mode``.
+
+    For ``BLINK``, ``blinks`` on/off cycles of ``period_ms`` each, then dark;
+    both are 0 otherwise.
+    """
+
+    lamp: LampKey
+    mode: Mode
+    blinks: int = 0
+    period_ms: int = 0
+
+    @property
+    def duration_ms(self) -> int:
+        """How long a blink lasts (0 for ``ON``/``OFF``)."""
+        return self.blinks * self.period_ms
+
+
+class _Batch:
+    """The changes of one call: the last change per lamp, in first-touch order."""
+
+    def __init__(self, before: Mapping[LampKey, Mode]) -> None:
+        self.before = dict(before)
+        self.last: dict[LampKey, LampChange] = {}
+
+    def changes(self) -> list[LampChange]:
+        return [
+            change
+            for lamp, change in self.last.items()
+            if change.mode is BLINK or change.mode != self.before[lamp]
+        ]
+
+
+class LampPolicy:
+    """The lamps of ``seats`` (a count ``n`` means seats 1..n) and, if ``signal``,
+    the signal lamp: their state, and what changes at each decision."""
+
+    def __init__(
+        self,
+        seats: tuple[int, ...] | int,
+        signal: bool,
+        *,
+        blink_period_ms: int = BLINK_PERIOD_MS,
+        locked_blinks: int = LOCKED_BLINKS,
+    ) -> None:
+        podiums = tuple(range(1, seats + 1)) if isinstance(seats, int) else tuple(seats)
+        if any(seat < 1 for seat in podiums) or len(set(podiums)) != len(podiums):
+            raise ValueError(f"seats must be distinct and from 1: {podiums}")
+        if blink_period_ms < 1 or locked_blinks < 1:
+            raise ValueError("a blink needs a period of at least 1 ms and at least one blink")
+        self.seats: tuple[int, ...] = podiums
+        self.signal = signal
+        self.blink_period_ms = blink_period_ms
+        self.locked_blinks = locked_blinks
+        self._modes: dict[LampKey, Mode] = dict.fromkeys(podiums, OFF)
+        if signal:
+            self._modes[SIGNAL] = OFF
+        #: When each blink started by a decision is over, on the game clock (ns).
+        self._blink_ends: dict[LampKey, int] = {}
+
+    # -- reading -------------------------------------------------------------------
+
+    @property
+    def lamps(self) -> tuple[LampKey, ...]:
+        """Every lamp of this policy: the seats in order, then the signal lamp."""
+        return tuple(self._modes)
+
+    @property
+    def state(self) -> dict[LampKey, Mode]:
+        """What each lamp is doing now (a copy): the net of every change returned."""
+        return dict(self._modes)
+
+    def mode(self, lamp: LampKey) -> Mode:
+        return self._modes[lamp]
+
+    # -- the game ------------------------------------------------------------------
+
+    def apply(
+        self, decisions: Iterable[Decision], snapshot: Mapping[str, object] | None = None
+    ) -> list[LampChange]:
+        """The lamp changes for ``decisions`` just made, and the ``snapshot`` after
+        them (optional: its ``stage`` back on the board puts every lamp out, its
+        ``now`` ends blinks that are over)."""
+        batch = _Batch(self._modes)
+        for decision in decisions:
+            self._expire(decision.t, batch)
+            self._decide(decision, batch)
+        if snapshot is not None:
+            now = snapshot.get("now")
+            if isinstance(now, int) and not isinstance(now, bool):
+                self._expire(now, batch)
+            if snapshot.get("stage") in CLOSED_STAGES:
+                self._all_off(batch)
+        return batch.changes()
+
+    def _decide(self, decision: Decision, batch: _Batch) -> None:
+        if isinstance(decision, Recognized):
+            self._set(batch, decision.seat, ON)
+            for seat in self.seats:
+                if seat != decision.seat:
+                    self._set(batch, seat, OFF)
+        elif isinstance(decision, FalseStart):
+            period_ns = self.blink_period_ms * _NS_PER_MS
+            blinks = max(1, round((decision.locked_until - decision.t) / period_ns))
+            self._blink(batch, decision.seat, blinks, decision.t)
+        elif isinstance(decision, Ignored):
+            if decision.reason == "locked" and self._modes.get(decision.seat) is not BLINK:
+                self._blink(batch, decision.seat, self.locked_blinks, decision.t)
+        elif isinstance(decision, WindowOpened):
+            self._steady_off(batch)
+            self._set(batch, SIGNAL, ON)
+        elif isinstance(decision, ReadingResumed):
+            self._steady_off(batch)
+        elif isinstance(decision, Score):
+            if decision.delta > 0:
+                self._all_off(batch)
+            elif decision.delta < 0:
+                self._set(batch, decision.seat, OFF)
+        elif isinstance(decision, QuestionSelected | WindowClosed | Chooser) or (
+            isinstance(decision, Note) and decision.type in CLOSING_NOTES
+        ):
+            self._all_off(batch)
+
+    # -- by hand (the lamp test, check-buttons) ---------------------------------------
+
+    def set(self, lamp: LampKey, mode: Mode, *, blinks: int = 0) -> list[LampChange]:
+        """Switch one lamp by hand; ``[]`` for a lamp this policy does not have.
+
+        A blink set by hand has no end on the game clock: it stays ``BLINK``
+        in :attr:`state` until the lamp is switched again.
+        """
+        if mode is BLINK and blinks < 1:
+            raise ValueError("a blink needs at least one blink")
+        batch = _Batch(self._modes)
+        if mode is BLINK:
+            self._blink(batch, lamp, blinks, None)
+        else:
+            self._set(batch, lamp, mode)
+        return batch.changes()
+
+    def all_off(self, *, force: bool = False) -> list[LampChange]:
+        """Every lamp off. ``force`` returns an ``OFF`` for every lamp, even those
+        the policy believes dark: to bring hardware of unknown state in line."""
+        batch = _Batch(self._modes)
+        self._all_off(batch)
+        if force:
+            return [LampChange(lamp, OFF) for lamp in self._modes]
+        return batch.changes()
+
+    # -- internals -------------------------------------------------------------------
+
+    def _set(self, batch: _Batch, lamp: LampKey, mode: Mode) -> None:
+        if lamp not in self._modes:
+            return
+        self._modes[lamp] = mode
+        self._blink_ends.pop(lamp, None)
+        batch.last[lamp] = LampChange(lamp, mode)
+
+    def _blink(self, batch: _Batch, lamp: LampKey, blinks: int, t: int | None) -> None:
+        if lamp not in self._modes:
+            return
+        self._modes[lamp] = BLINK
+        if t is None:
+            self._blink_ends.pop(lamp, None)
+        else:
+            self._blink_ends[lamp] = t + blinks * self.blink_period_ms * _NS_PER_MS
+        batch.last[lamp] = LampChange(lamp, BLINK, blinks, self.blink_period_ms)
+
+    def _expire(self, now: int, batch: _Batch) -> None:
+        """Blinks over by ``now`` are dark: record it, and say so."""
+        for lamp, end in list(self._blink_ends.items()):
+            if now >= end:
+                self._set(batch, lamp, OFF)
+
+    def _steady_off(self, batch: _Batch) -> None:
+        for seat in self.seats:
+            if self._modes[seat] is ON:
+                self._set(batch, seat, OFF)
+
+    def _all_off(self, batch: _Batch) -> None:
+        for lamp in self._modes:
+            self._set(batch, lamp, OFF)
+
+
+# -- the Pico's adapter ------------------------------------------------------------
+
+#: ``signal_lamp`` default: the lamp right after the last podium, if the device has it.
+AUTO: Final = "auto"
+
+#: ``schedule(delay_s, action)`` runs ``action`` once after ``delay_s``; returns a cancel.
+Scheduler = Callable[[float, Callable[[], None]], Callable[[], None]]
+
+
+class LampLink(Protocol):
+    """What the adapter needs of :class:`firmware_bridge.link.BridgeLink`."""
+
+    def set_lamp(self, lamp: int, mode: LampMode, period_ms: int = 0) -> None: ...
+
+
+def thread_timer(delay_s: float, action: Callable[[], None]) -> Callable[[], None]:
+    """The default :data:`Scheduler`: a daemon :class:`threading.Timer`."""
+    timer = threading.Timer(delay_s, action)
+    timer.daemon = True
+    timer.start()
+    return timer.cancel
+
+
+class BridgeLamps:
+    """The podium lamps (and a signal lamp) on the Pico behind ``link``, run by
+    a :class:`LampPolicy` (see the module docstring).
+
+    ``signal_lamp``: a lamp index, ``None`` for no signal lamp, or
+    :data:`AUTO` (lamp ``seats``, skipped while the device's HELLO says it
+    has fewer lamps than that). The constructor puts every lamp it drives out:
+    the Pico may still show the lamps of a previous run of the host, and the
+    link remembers the command until the device is there to take it.
+    """
+
+    def __init__(
+        self,
+        link: LampLink,
+        seats: int,
+        signal_lamp: int | Literal["auto"] | None = AUTO,
+        *,
+        blink_period_ms: int = BLINK_PERIOD_MS,
+        schedule: Scheduler = thread_timer,
+    ) -> None:
+        self.link = link
+        self.policy = LampPolicy(
+            seats, signal=signal_lamp is not None, blink_period_ms=blink_period_ms
+        )
+        self.index: dict[LampKey, int] = {seat: seat - 1 for seat in self.policy.seats}
+        self._auto = signal_lamp == AUTO
+        if isinstance(signal_lamp, str) and signal_lamp != AUTO:
+            raise ValueError(f"signal_lamp must be an index, None or {AUTO!r}")
+        if signal_lamp is not None:
+            index = seats if isinstance(signal_lamp, str) else signal_lamp
+            if not 0 <= index < 0xFF or index in self.index.values():
+                raise ValueError(f"signal lamp {index}: not a free lamp index")
+            self.index[SIGNAL] = index
+        self._schedule = schedule
+        self._lock = threading.Lock()
+        #: lamp index → (token, cancel) of the timer that ends its blink.
+        self._blink_timers: dict[int, tuple[int, Callable[[], None]]] = {}
+        self._token = 0
+        self.all_off()
+
+    @property
+    def state(self) -> dict[LampKey, Mode]:
+        """What each lamp is doing, as the policy decided (``off``/``on``/``blink``)."""
+        with self._lock:
+            return self.policy.state
+
+    def apply(
+        self, decisions: Iterable[Decision], snapshot: Mapping[str, object] | None = None
+    ) -> None:
+        """Set the lamps for decisions just made (and the snapshot after them)."""
+        with self._lock:
+            self._run(self.policy.apply(decisions, snapshot))
+
+    def all_off(self) -> None:
+        """Every lamp off, sent even for lamps believed dark."""
+        with self._lock:
+            self._run(self.policy.all_off(force=True))
+
+    def close(self) -> None:
+        """Cancel the timers of blinks still running (their lamps keep blinking)."""
+        with self._lock:
+            for _, cancel in self._blink_timers.values():
+                cancel()
+            self._blink_timers.clear()
+
+    # -- executing ---------------------------------------------------------------------
+
+    def _run(self, changes: list[LampChange]) -> None:
+        for change in changes:
+            index = self.index[change.lamp]
+            if change.lamp == SIGNAL and self._auto and not self._device_has(index):
+                continue
+            timer = self._blink_timers.pop(index, None)
+            if timer is not None:
+                timer[1]()
+            if change.mode is BLINK:
+                self.link.set_lamp(index, LampMode.BLINK, change.period_ms)
+                self._token += 1
+                token = self._token
+                cancel = self._schedule(
+                    change.duration_ms / 1000, functools.partial(self._blink_over, index, token)
+                )
+                self._blink_timers[index] = (token, cancel)
+            else:
+                self.link.set_lamp(index, LampMode.ON if change.mode is ON else LampMode.OFF)
+
+    def _blink_over(self, index: int, token: int) -> None:
+        with self._lock:
+            timer = self._blink_timers.get(index)
+            if timer is None or timer[0] != token:
+                return  # the lamp was switched since: that command stands
+            del self._blink_timers[index]
+            self.link.set_lamp(index, LampMode.OFF)
+
+    def _device_has(self, index: int) -> bool:
+        """Whether the device has lamp ``index``; True while it is not known yet
+        (a lamp it lacks costs one BAD_ARGUMENT acknowledgement, nothing more)."""
+        device = getattr(self.link, "device", None)
+        lamps = getattr(device, "lamps", None)
+        return not isinstance(lamps, int) or index < lamps
+
+
+__all__ = [
+    "AUTO",
+    "BLINK",
+    "BLINK_PERIOD_MS",
+    "CLOSED_STAGES",
+    "CLOSING_NOTES",
+    "LOCKED_BLINKS",
+    "OFF",
+    "ON",
+    "SIGNAL",
+    "BridgeLamps",
+    "LampChange",
+    "LampKey",
+    "LampLink",
+    "LampPolicy",
+    "Mode",
+    "Scheduler",
+    "thread_timer",
+]

@@ -1,0 +1,288 @@
+"""A live game under load, for the fairness tests and the benchmarks.
+
+The real live path: gpiozero mock pins → ``ButtonBank`` → the runtime's GPIO
+source → the runtime thread (event-time merge, trial, group commit) → a real
+SQLite journal → the controller's listeners. Host commands go through the
+runtime as the panel's do. Faults are injected around it: a journal whose
+every commit takes ``delay_s`` longer (an SD card's fsync), a CPU hog in
+another process, garbage-collector pressure in this one.
+
+Each question: select, start and end the reading (the signal), then — a
+fraction of a millisecond after the signal was *submitted*, before the
+runtime has applied it — every player presses, one after another in a
+random order, from one driver thread. So the first driven press is the
+earliest stamp (gpiozero's mock pin stamps each edge as it is driven), and
+it must win; nothing may be ruled late.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import random
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from buzzer.arbiter.decisions import Decision, Ignored, Recognized
+from buzzer.arbiter.events import Judge, ReadingEnd, ReadingStart, Select
+from buzzer.journal.store import JournalStore
+from buzzer.runtime.controller import Controller
+from buzzer.runtime.inputs import attach_gpio
+from buzzer.runtime.runtime import Runtime
+from hardware.mockpins import mock_factory
+from hardware.pinmap import ButtonPin, example_path, load_pinmap
+
+#: Ten players' buttons on pins the example map leaves free of host buttons and lamps.
+PLAYER_PINS = (17, 27, 22, 23, 24, 25, 4, 18, 7, 8)
+
+
+class SlowJournal(JournalStore):
+    """A real SQLite journal whose every commit takes ``delay_s`` longer."""
+
+    def __init__(self, path: Path, delay_s: float) -> None:
+        super().__init__(path)
+        self.delay_s = delay_s
+
+    def append_line(self, line: str) -> int:
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        return super().append_line(line)
+
+    def append_lines(self, lines: list[str]) -> int:
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        return super().append_lines(lines)
+
+
+@contextlib.contextmanager
+def cpu_hog(processes: int = 1, nice: int = 10) -> Iterator[None]:
+    """Busy loops in other processes: the OS must share the cores with them.
+
+    At ``nice`` 10 below the controller, as on the appliance, whose systemd
+    unit runs svoyak at ``Nice=-10``: a background job takes what the
+    controller leaves, not the instants between an edge and its callback.
+    """
+    command = [sys.executable, "-c", f"import os; os.nice({nice})\nwhile True: pass"]
+    hogs = [subprocess.Popen(command) for _ in range(processes)]
+    try:
+        yield
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+
+@contextlib.contextmanager
+def gc_pressure(pause_s: float = 0.005) -> Iterator[None]:
+    """A thread of this process making cyclic garbage and forcing full collections.
+
+    A full collection walks the whole heap with the GIL held: in a test
+    session's big heap one takes tens of milliseconds, during which no
+    thread of the process runs. ``pause_s`` between them keeps the game
+    moving (a collection every few milliseconds is far more than a game
+    night's), so the test measures what a collection does to decisions, not
+    how long a game of back-to-back collections takes.
+    """
+    stop = threading.Event()
+
+    def churn() -> None:
+        while not stop.is_set():
+            junk: list[Any] = []
+            for _ in range(2000):
+                node: dict[str, Any] = {"self": None, "pad": [0] * 8}
+                node["self"] = node
+                junk.append(node)
+            del junk
+            gc.collect()
+            stop.wait(pause_s)
+
+    thread = threading.Thread(target=churn, name="gc-pressure", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(5)
+
+
+@contextlib.contextmanager
+def websocket_flood(runtime: Runtime, sockets: int = 4) -> Iterator[None]:
+    """The real panel on uvicorn, and viewer sockets sending ``resync`` as fast as they can.
+
+    Every resync makes the server encode and send a whole snapshot: the web
+    adapter's threads compete with the runtime for the GIL the whole time.
+    """
+    import asyncio
+
+    import websockets
+
+    from buzzer.panel.app import create_app
+    from buzzer.panel.server import BackgroundServer
+
+    app = create_app(runtime, "4321")
+    server = BackgroundServer(app).start()
+    stop = threading.Event()
+    sent = [0]
+
+    async def flood_one(url: str) -> None:
+        async with websockets.connect(url, max_size=None) as ws:
+            while not stop.is_set():
+                await ws.send('{"type": "resync"}')
+                sent[0] += 1
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(ws.recv(), 0.001)
+
+    async def flood() -> None:
+        url = f"ws://{server.host}:{server.port}/ws"
+        await asyncio.gather(*(flood_one(url) for _ in range(sockets)))
+
+    thread = threading.Thread(target=lambda: asyncio.run(flood()), daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(10)
+        server.stop()
+    assert sent[0] > 100, "the flood never got going"
+
+
+@dataclass
+class Outcome:
+    presses: int = 0
+    questions: int = 0
+    #: (question, the first driven seat, the seat recognized)
+    winners: list[tuple[int, int, int | None]] = field(default_factory=list)
+    late: int = 0
+    live_decisions: list[str] = field(default_factory=list)
+    journal: Path | None = None
+    behind: int = 0
+
+    @property
+    def wrong_winners(self) -> list[tuple[int, int, int | None]]:
+        return [w for w in self.winners if w[1] != w[2]]
+
+
+def header(seats: int, questions: int) -> dict[str, Any]:
+    themes = max(1, (questions + 9) // 10)
+    return {
+        "rules": "sport-no-false-start",
+        "players": [f"P{i}" for i in range(1, seats + 1)],
+        "board": {"themes": themes, "prices": [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]},
+        "settle_ms": 0,
+        "seed": 7,
+    }
+
+
+def play(
+    tmp_path: Path,
+    questions: int,
+    *,
+    delay_s: float = 0.0,
+    seats: int = 10,
+    after_signal_s: float = 0.0002,
+    seed: int = 1,
+    around: Any = None,
+) -> Outcome:
+    """Play ``questions`` questions through the live path; every player presses each."""
+    base = load_pinmap(example_path())
+    players = {seat: ButtonPin(str(seat), pin) for seat, pin in enumerate(PLAYER_PINS[:seats], 1)}
+    pinmap = replace(
+        base,
+        players=players,
+        podium_lamps={},
+        loopback={},
+        hold_off_ns=0,
+    )
+    factory = mock_factory()
+    path = tmp_path / f"fair-{seed}-{delay_s}.sqlite"
+    store = SlowJournal(path, delay_s)
+    controller = Controller.new(header(seats, questions), store)
+    outcome = Outcome(journal=path)
+    recognized: list[int] = []
+    lock = threading.Lock()
+
+    def listen(decisions: list[Decision], snapshot: dict[str, Any]) -> None:
+        with lock:
+            for decision in decisions:
+                outcome.live_decisions.append(decision.to_json())
+                if isinstance(decision, Recognized):
+                    recognized.append(decision.seat)
+                elif isinstance(decision, Ignored) and decision.reason == "late":
+                    outcome.late += 1
+
+    controller.subscribe(listen)
+    runtime = Runtime(controller).start()
+    attached = attach_gpio(runtime, pinmap, factory)
+    pins = {seat: factory.pin(pin.pin) for seat, pin in players.items()}
+    rng = random.Random(seed)
+    stack = contextlib.ExitStack()
+    if around is not None:
+        stack.enter_context(around(runtime))
+    try:
+        for number in range(questions):
+            host(runtime, lambda t: Select(t, None, None), ReadingStart)
+            order = list(players)
+            rng.shuffle(order)
+            for pin in pins.values():
+                pin.drive_high()  # every button up (a release each, after the last question)
+            signal = runtime.command(ReadingEnd)
+            spin_until = time.perf_counter() + after_signal_s
+            while time.perf_counter() < spin_until:
+                pass
+            for seat in order:
+                pins[seat].drive_low()
+            outcome.presses += len(order)
+            runtime.wait(signal)
+            _wait(lambda n=number: len(recognized) > n, f"question {number + 1} decided")
+            with lock:
+                outcome.winners.append((number + 1, order[0], recognized[number]))
+            host(runtime, lambda t: Judge(t, True))
+            outcome.questions += 1
+        for pin in pins.values():
+            pin.drive_high()
+        runtime.settle()
+    finally:
+        stack.close()
+        attached.close()
+        runtime.stop()
+        outcome.behind = runtime.stats.behind
+        store.close()
+    return outcome
+
+
+def host(runtime: Runtime, *makes: Any) -> None:
+    for make in makes:
+        runtime.wait(runtime.command(make), timeout=30)
+
+
+def _wait(check: Any, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.0005)
+
+
+def replayed_decisions(journal: Path) -> list[str]:
+    """The decisions a replay of the journal makes after the game's start (no result line).
+
+    The decisions made at the start (before any input) are left out: a live
+    listener subscribes after them.
+    """
+    from buzzer.core import GameCore
+    from buzzer.journal.codec import parse_header
+    from buzzer.replay import replay_lines
+
+    with JournalStore(journal) as store:
+        lines = list(store.lines())
+    at_start = len(GameCore(parse_header(lines[0])).started)
+    out = [line for line in replay_lines(lines) if json.loads(line).get("type") != "result"]
+    return out[at_start:]

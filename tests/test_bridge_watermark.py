@@ -1,0 +1,493 @@
+"""The link's event-time watermark (firmware_bridge/link.py), against a scripted device.
+
+The test plays the Pico on the master side of a real pseudo-terminal pair and
+writes exactly the frames it wants (gaps, resends, clock fits that move), the
+real :class:`BridgeLink` reads them through pyserial on the slave side with
+its own threads. Nothing here depends on this machine's speed: the link runs
+on a frozen clock (so the script decides every mapping; nothing times out),
+and each step ends with a sentinel frame (a PULSED, which the link hands to
+``link.pulses`` in stream order) that says every frame before it was handled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+import tty
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from buzzer.arbiter.events import Press, Release
+from firmware_bridge import protocol as p
+from firmware_bridge.link import BridgeLink, EventInfo, LinkConfig
+
+TIMEOUT = 20.0
+TICK_BITS = 30
+MASK = (1 << TICK_BITS) - 1
+#: The link's frozen clock: every frame is read "at" this host ns.
+NOW_NS = 10**13
+#: Where the scripted fits put device µs 0 on the host clock: between NOW_NS / 2
+#: and NOW_NS, so that every ping's send stamp (2 · placed − NOW_NS) is positive
+#: and before its frozen receive stamp.
+BASE_NS = 6 * 10**12
+
+
+def wait_for(condition: Callable[[], bool], what: str, timeout: float = TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.002)
+
+
+class ScriptedDevice:
+    """A pty whose master side the test writes device frames into; what the
+    host writes is read and decoded on a thread (so its writes never block)."""
+
+    def __init__(self) -> None:
+        self.master, self._slave = os.openpty()
+        tty.setraw(self.master)
+        tty.setraw(self._slave)
+        self.path = os.ttyname(self._slave)
+        self._seq = 0
+        self._token = 0
+        self.host: list[p.Message] = []
+        self._host_lock = threading.Lock()
+        self._closed = False
+        self._reader = threading.Thread(target=self._read_host, daemon=True)
+        self._reader.start()
+
+    def _read_host(self) -> None:
+        decoder = p.FrameDecoder()
+        while not self._closed:
+            try:
+                data = os.read(self.master, 4096)
+            except OSError:
+                return
+            frames = decoder.feed(data)
+            with self._host_lock:
+                self.host.extend(f.message for f in frames)
+
+    def host_sent(self, kind: type) -> bool:
+        with self._host_lock:
+            return any(isinstance(m, kind) for m in self.host)
+
+    def send(self, *messages: p.Message) -> None:
+        wire = bytearray()
+        for message in messages:
+            wire += p.encode_frame(message, self._seq)
+            self._seq = (self._seq + 1) & 0xFFFF
+        view = memoryview(bytes(wire))
+        while view:
+            view = view[os.write(self.master, view) :]
+
+    def sync(self, link: BridgeLink) -> None:
+        """Return once the link has handled every frame sent so far."""
+        self._token = (self._token + 1) & 0xFFFF
+        self.send(p.Pulsed(self._token, 0, 0, 0))
+        while True:
+            report = link.pulses.get(timeout=TIMEOUT)
+            if report.token == self._token:
+                return
+
+    def close(self) -> None:
+        """Close the slave side first (with the link's closed, the reader's read then
+        fails), then the master: a reader left blocked on a closed fd would read the
+        next pty that reuses its number."""
+        self._closed = True
+        with contextlib.suppress(OSError):
+            os.close(self._slave)
+        self._reader.join(TIMEOUT)
+        with contextlib.suppress(OSError):
+            os.close(self.master)
+
+
+def hello(ticks: int, boot_id: int = 0xB007) -> p.Hello:
+    return p.Hello(1, (1, 0, 0), 4, 4, TICK_BITS, b"SCRIPTED", boot_id, ticks & MASK, 1, 1)
+
+
+def pong(device_us: int, host_ns: int) -> p.Pong:
+    """A PONG whose sample puts ``device_us`` at ``host_ns`` (the midpoint of the
+    ping's send stamp and the frozen clock's receive stamp)."""
+    return p.Pong(2 * host_ns - NOW_NS, device_us & MASK)
+
+
+def beat(ticks: int, next_event: int, oldest_unacked: int = 1) -> p.Heartbeat:
+    return p.Heartbeat(ticks & MASK, next_event, oldest_unacked, 0, 0)
+
+
+def press(event: int, ticks: int, button: int = 0, flags: int = 0) -> p.Press:
+    return p.Press(event, ticks & MASK, button, flags)
+
+
+@dataclass
+class Observed:
+    """What the link did, in one order: events as the sink got them (with the
+    watermark read at that moment) and watermarks read by another thread."""
+
+    log: list[tuple[str, int, int | None]] = field(default_factory=list)
+    infos: list[EventInfo] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def check(self) -> int | None:
+        """Every watermark reported is at least the one before; every event handed
+        on carries ``t`` at or after every watermark reported before it. Returns
+        the highest seen so far (the watching thread may not have seen the last)."""
+        with self.lock:
+            log = list(self.log)
+        highest: int | None = None
+        for kind, value, at_delivery in log:
+            if kind == "W":
+                assert highest is None or value >= highest, "the watermark went back"
+                highest = value
+            else:
+                assert highest is None or value >= highest, "an event came behind the watermark"
+                assert at_delivery is None or value >= at_delivery
+                if at_delivery is not None:
+                    assert highest is None or at_delivery >= highest
+                    highest = at_delivery
+        return highest
+
+
+@contextlib.contextmanager
+def scripted_link(**config: object) -> Iterator[tuple[ScriptedDevice, BridgeLink, Observed]]:
+    """A link on a frozen clock to a scripted device, with a thread watching its
+    watermark; the device has answered nothing yet (the link's HOST_HELLO is in)."""
+    device = ScriptedDevice()
+    seen = Observed()
+    holder: list[BridgeLink] = []
+
+    def sink(event: Press | Release) -> None:
+        with seen.lock:
+            seen.log.append(("E", event.t, holder[0].watermark()))
+
+    link = BridgeLink(
+        LinkConfig(device.path, drop_before_start=False, **config),  # type: ignore[arg-type]
+        clock=lambda: NOW_NS,
+        sink=sink,
+        on_event=seen.infos.append,
+    )
+    holder.append(link)
+    stop = threading.Event()
+
+    def watch() -> None:
+        last = None
+        while not stop.is_set():
+            mark = link.watermark()
+            if mark is not None and mark != last:
+                with seen.lock:
+                    seen.log.append(("W", mark, None))
+                last = mark
+            time.sleep(0)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    link.start()
+    watcher.start()
+    try:
+        wait_for(lambda: device.host_sent(p.HostHello), "the host's HOST_HELLO")
+        yield device, link, seen
+    finally:
+        stop.set()
+        watcher.join(TIMEOUT)
+        link.stop()
+        device.close()
+
+
+def mapped(device_us: int) -> int:
+    """Host ns of a device µs under a fit from one :func:`pong` with ``host_ns =
+    BASE_NS + 1000 · device_us`` (the nominal rate)."""
+    return BASE_NS + 1_000 * device_us
+
+
+START_US = 5_000_000
+
+
+def connect(device: ScriptedDevice, link: BridgeLink, at_us: int = START_US) -> None:
+    device.send(hello(at_us), pong(at_us, mapped(at_us)))
+    device.sync(link)
+    assert link.connected
+
+
+# -- the rules, one at a time -----------------------------------------------------------------
+
+
+def test_no_watermark_before_the_handshake_and_the_clock_fit() -> None:
+    with scripted_link() as (device, link, seen):
+        assert link.watermark() is None and link.last_heard_ns() is None
+        device.send(hello(START_US), beat(START_US + 100, 1))
+        device.sync(link)
+        # Handshaken, a heartbeat in, but the only placement is the HELLO's rough seed.
+        assert link.device is not None and link.watermark() is None
+        assert link.last_heard_ns() == NOW_NS
+        device.send(pong(START_US + 200, mapped(START_US + 200)))
+        device.sync(link)
+        # The fit is there; the heartbeat already said "nothing older than +100".
+        assert link.watermark() == mapped(START_US + 100)
+        device.send(beat(START_US + 900, 1))
+        device.sync(link)
+        assert link.watermark() == mapped(START_US + 900)
+        seen.check()
+
+
+def test_a_gap_holds_the_watermark_until_a_resend_fills_it() -> None:
+    with scripted_link() as (device, link, seen):
+        connect(device, link)
+        t = START_US
+        # Event 2 is lost on the wire; 3 and a heartbeat that counts it arrive.
+        device.send(press(1, t + 100), press(3, t + 300, 1), beat(t + 400, 4))
+        device.sync(link)
+        assert link.stats().gaps == 1
+        assert link.watermark() == mapped(t + 100)  # the last event with no gap before it
+        device.send(beat(t + 900, 4), beat(t + 1_800, 4))
+        device.sync(link)
+        assert link.watermark() == mapped(t + 100)  # still: a resend may bring event 2
+        # The device's resend: the whole ring, the gap filled.
+        resent = p.FLAG_RESENT
+        device.send(press(1, t + 100, 0, resent), press(2, t + 200, 2, resent))
+        device.send(press(3, t + 300, 1, resent))
+        device.sync(link)
+        assert link.watermark() == mapped(t + 200)
+        device.send(beat(t + 2_700, 4))
+        device.sync(link)
+        assert link.watermark() == mapped(t + 2_700)
+        stats = link.stats()
+        assert (stats.events, stats.duplicates, stats.recovered) == (3, 2, 1)
+        # Event 2 came late, but with its own stamp, after no watermark past it.
+        assert [i.t_ns for i in seen.infos] == [mapped(t + 100), mapped(t + 300), mapped(t + 200)]
+        assert stats.watermark_clamps == 0
+        seen.check()
+
+
+def test_a_gap_the_device_can_no_longer_fill_releases_the_watermark() -> None:
+    with scripted_link() as (device, link, _):
+        connect(device, link)
+        t = START_US
+        device.send(press(1, t + 100), press(4, t + 400), beat(t + 500, 5))
+        device.sync(link)
+        assert link.watermark() == mapped(t + 100)
+        # The device's ring overflowed: its oldest unacked event is now 4.
+        device.send(beat(t + 600, 5, oldest_unacked=4))
+        device.sync(link)
+        assert link.stats().lost == 2
+        assert link.watermark() == mapped(t + 600)
+
+
+def test_events_waiting_for_the_clock_fit_hold_the_watermark() -> None:
+    with scripted_link() as (device, link, seen):
+        t = START_US
+        device.send(hello(t), press(1, t + 100), beat(t + 500, 2))
+        device.sync(link)
+        assert link.watermark() is None and seen.infos == []
+        device.send(pong(t + 600, mapped(t + 600)))
+        device.sync(link)
+        # Handed on at the fit, and only then passed.
+        assert [i.t_ns for i in seen.infos] == [mapped(t + 100)]
+        assert link.watermark() == mapped(t + 100)
+        device.send(beat(t + 700, 2))
+        device.sync(link)
+        assert link.watermark() == mapped(t + 700)
+        seen.check()
+
+
+def test_a_moved_clock_fit_raises_a_late_event_to_the_watermark_and_keeps_order() -> None:
+    with scripted_link() as (device, link, seen):
+        connect(device, link)
+        t = START_US
+        device.send(beat(t + 1_000, 1))
+        device.sync(link)
+        mark = link.watermark()
+        assert mark == mapped(t + 1_000)
+        # A new ping says the device is 1 ms earlier than thought.
+        device.send(pong(t + 1_100, mapped(t + 1_100) - 1_000_000))
+        device.send(press(1, t + 1_010), press(2, t + 1_020, 1))
+        device.sync(link)
+        first, second = seen.infos
+        # Raised above the promise by its device distance from the heartbeat (10 µs):
+        # never below it, never a tie with what comes next.
+        assert first.t_ns == mark + 10_000
+        assert second.t_ns > first.t_ns  # the device's order kept...
+        assert second.t_ns - first.t_ns == pytest.approx(10_000, rel=0.01)  # ...and spacing
+        assert link.stats().watermark_clamps == 2  # both placed from the promise
+        assert link.watermark() == second.t_ns  # never back, though the fit moved back
+        seen.check()
+
+
+def test_a_device_restart_keeps_the_watermark_from_going_back() -> None:
+    with scripted_link() as (device, link, seen):
+        connect(device, link)
+        device.send(beat(START_US + 5_000, 1))
+        device.sync(link)
+        before = link.watermark()
+        assert before == mapped(START_US + 5_000)
+        # A new boot, its counter near zero, placed (by its pong) 1 ms before the old mark.
+        device.send(hello(100, boot_id=0xB008))
+        device.sync(link)
+        assert link.watermark() is None  # a new clock, no fit yet
+        device.send(pong(100, before - 1_000_000), beat(200, 1), press(1, 300))
+        device.sync(link)
+        mark = link.watermark()
+        assert mark is not None and mark >= before
+        (info,) = seen.infos
+        assert info.t_ns >= before
+        assert link.stats().device_restarts == 1
+        seen.check()
+
+
+def test_a_silent_link_is_declared_dead_and_its_watermark_withdrawn() -> None:
+    device = ScriptedDevice()
+    link = BridgeLink(LinkConfig(device.path, silence_timeout_s=0.2, hello_retry_s=30))
+    try:
+        link.start()
+        wait_for(lambda: device.host_sent(p.HostHello), "the host's HOST_HELLO")
+        now_us = 7_000_000
+        device.send(hello(now_us), p.Pong(time.monotonic_ns(), now_us), beat(now_us, 1))
+        device.sync(link)
+        heard = link.last_heard_ns()
+        assert link.watermark() is not None and heard is not None
+        # Then nothing more: the keeper drops the link, and the promise with it.
+        wait_for(lambda: link.stats().disconnects >= 1, "the silence to be noticed")
+        assert link.watermark() is None
+        assert link.last_heard_ns() == heard  # what the caller judges a stall by
+    finally:
+        link.stop()
+        device.close()
+
+
+# -- the property: any frame sequence a device may send ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Edge:
+    button: int
+    gap_us: int
+    lost: bool
+
+
+@dataclass(frozen=True)
+class Beat:
+    gap_us: int
+
+
+@dataclass(frozen=True)
+class Fit:
+    gap_us: int
+    shift_us: int
+
+
+@dataclass(frozen=True)
+class Resend:
+    pass
+
+
+Step = Edge | Beat | Fit | Resend
+
+steps = st.one_of(
+    # One edge in five lost on the wire (a gap until the next resend).
+    st.builds(
+        Edge, st.integers(0, 3), st.integers(0, 3_000), st.integers(0, 4).map(lambda n: n == 0)
+    ),
+    st.builds(Beat, st.integers(0, 1_500)),
+    st.builds(Fit, st.integers(0, 2_000), st.integers(-400, 400)),
+    st.just(Resend()),
+)
+
+
+class DeviceModel:
+    """What a real device may send: events numbered in stamp order, each sent (or
+    lost on the wire) at once; heartbeats whose tick is at or after every event
+    stamped so far, the next event at least 1 µs after it; the whole ring resent."""
+
+    def __init__(self, start_us: int) -> None:
+        self.now = start_us
+        self.events: list[p.Press | p.Release] = []
+        self.pressed = [False] * 4
+        self.frames: list[p.Message] = []
+        self.fits = 0
+        self.last_beat: int | None = None
+
+    def edge(self, step: Edge) -> None:
+        self.now += step.gap_us
+        self.pressed[step.button] = not self.pressed[step.button]
+        kind = p.Press if self.pressed[step.button] else p.Release
+        event = kind(len(self.events) + 1, self.now & MASK, step.button)
+        self.events.append(event)
+        if not step.lost:
+            self.frames.append(event)
+
+    def beat(self, step: Beat) -> None:
+        self.now += step.gap_us
+        self.frames.append(beat(self.now, len(self.events) + 1))
+        self.last_beat = self.now
+        self.now += 1
+
+    def fit(self, step: Fit) -> None:
+        self.now += step.gap_us
+        self.frames.append(pong(self.now, mapped(self.now) + step.shift_us * 1_000))
+        self.fits += 1
+
+    def resend(self) -> None:
+        for event in self.events:
+            self.frames.append(type(event)(event.event, event.ticks, event.button, p.FLAG_RESENT))
+
+    def play(self, script: list[Step]) -> None:
+        for step in script:
+            if isinstance(step, Edge):
+                self.edge(step)
+            elif isinstance(step, Beat):
+                self.beat(step)
+            elif isinstance(step, Fit):
+                self.fit(step)
+            else:
+                self.resend()
+        if self.fits == 0:
+            self.fit(Fit(0, 0))
+        self.resend()
+        self.beat(Beat(1))
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    start=st.sampled_from([START_US, (1 << TICK_BITS) - 20_000]),  # the second wraps
+    early_fit=st.booleans(),
+    script=st.lists(steps, max_size=40),
+)
+def test_watermark_property_over_device_frame_sequences(
+    start: int, early_fit: bool, script: list[Step]
+) -> None:
+    model = DeviceModel(start)
+    model.frames.append(hello(start))
+    if early_fit:
+        model.fit(Fit(0, 0))
+    model.play(script)
+    with scripted_link() as (device, link, seen):
+        device.send(*model.frames)
+        device.sync(link)
+        final = link.watermark()
+        highest = seen.check()
+        stats = link.stats()
+        # Every event handed on exactly once, whatever was lost and resent.
+        delivered = sorted(i.event for i in seen.infos)
+        assert delivered == list(range(1, len(model.events) + 1))
+        assert (stats.events, stats.lost, stats.missing) == (len(model.events), 0, 0)
+        # The last heartbeat, past every gap by then, is reached.
+        last_beat = model.last_beat
+        assert last_beat is not None and final is not None
+        assert highest is None or final >= highest
+        assert final >= link.mapper.to_host_ns(last_beat)
+        if model.fits == 1:
+            # One fit, never moved: no stamp was ever raised (so no watermark ever
+            # passed an event still to come, a gap's included), every stamp is the
+            # fit's own, and the watermark is exactly the last heartbeat.
+            assert stats.watermark_clamps == 0
+            assert all(i.t_ns == link.mapper.to_host_ns(i.device_us) for i in seen.infos)
+            assert final == link.mapper.to_host_ns(last_beat)
