@@ -23,15 +23,14 @@ own reading time: an upper bound on what the server adds.
 
 Scenarios:
 
-- ``correction``: a score correction (a journaled engine command). Every
-  input, a host tap included, is held for the settle window (3 ms by
-  default, docs/design.md) before it decides anything: a press stamped just
-  before the tap may still be on its way. So the effect of any engine
-  command shows ``settle`` after the tap, by design; the ticker thread
-  releases it at that deadline.
-- ``correction-settle0``: the same with ``settle_ms: 0`` in the header: what
-  the server itself adds (the trial on a copy of the core, the journal
-  append, the fan-out to 10 sockets).
+- ``correction``: a score correction (a journaled engine command), with
+  ``settle_ms: 0`` in the header as ``svoyak run`` writes it: the runtime
+  orders inputs by their watermarks, so the core holds nothing back. What
+  the server adds: the runtime thread's trial on a copy of the core, the
+  journal commit, the fan-out to 10 sockets.
+- ``correction-settle3``: the same in a game whose header keeps a 3 ms
+  settle window (journals of other recorders, older resumed games): the
+  effect shows 3 ms later, by design.
 - ``pause``: pause/resume, panel-level (not journaled, no settle window).
 - ``server-only``: in this process, no HTTP, no sockets: the correction
   through the gate (settle 0) until the hub has handed the update to 10
@@ -255,6 +254,7 @@ async def run_in_process(taps: int, warmup: int, journal: Path | None) -> dict[s
     from buzzer.panel.hub import PanelHub
     from buzzer.panel.models import CommandRequest
     from buzzer.runtime.controller import Controller
+    from buzzer.runtime.runtime import Runtime
 
     header = __import__("buzzer.panel.demo", fromlist=["demo_header"]).demo_header()
     header["settle_ms"] = 0
@@ -262,7 +262,8 @@ async def run_in_process(taps: int, warmup: int, journal: Path | None) -> dict[s
     controller = Controller.new(header, store)
     hub = PanelHub(controller)
     hub.attach(asyncio.get_running_loop())
-    gate = CommandGate(controller, hub)
+    runtime = Runtime(controller).start()  # as svoyak run: the runtime thread decides
+    gate = CommandGate(runtime, hub)
     state: dict[str, Awaited | None] = {"current": None}
     forever = asyncio.Event()
     serving = [
@@ -284,7 +285,7 @@ async def run_in_process(taps: int, warmup: int, journal: Path | None) -> dict[s
             }
         )
         t0 = time.perf_counter_ns()
-        outcome = gate.execute(request)
+        outcome = await gate.execute_async(request)
         if outcome.status != 200:
             raise RuntimeError(f"tap {tap}: {outcome.body}")
         await asyncio.wait_for(awaited.done.wait(), timeout=10)
@@ -293,6 +294,7 @@ async def run_in_process(taps: int, warmup: int, journal: Path | None) -> dict[s
         await asyncio.sleep(0.001)
     for task in serving:
         task.cancel()
+    runtime.stop()
     if store is not None:
         store.close()
     return {"updated": summary(samples), "taps": taps, "settle_ms": 0.0}
@@ -309,9 +311,9 @@ def summary(samples_ns: list[int]) -> dict[str, float]:
 
 
 SCENARIOS = {
-    "correction": 3.0,
-    "correction-settle0": 0.0,
-    "pause": 3.0,
+    "correction": 0.0,
+    "correction-settle3": 3.0,
+    "pause": 0.0,
 }
 
 
