@@ -219,8 +219,12 @@ class BridgeLink:
         on_event: Callable[[EventInfo], None] | None = None,
         mapper: ClockMapper | None = None,
         sink: Callable[[Press | Release], None] | None = None,
+        on_watermark: Callable[[], None] | None = None,
     ) -> None:
         self.config = config
+        #: Called (reader thread) each time the published watermark moves on: the
+        #: runtime need not poll for the moment a held press becomes decidable.
+        self.on_watermark = on_watermark
         self.events: queue.SimpleQueue[Press | Release] = (
             events if events is not None else queue.SimpleQueue()
         )
@@ -627,6 +631,9 @@ class BridgeLink:
         if published is None or mark_ns > published:
             self._mark_at_us = mark
             self._mark_ns = mark_ns
+            hook = self.on_watermark
+            if hook is not None:
+                hook()
 
     def _on_cmd_ack(self, ack: CmdAck) -> None:
         if ack.acked != MsgType.LAMP:

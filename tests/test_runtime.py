@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -272,3 +274,30 @@ def test_the_first_press_wins_whatever_order_the_bytes_arrive(tmp_path: Path) ->
     game.runtime.step()
     assert game.controller.snapshot()["answering"] == 3
     assert game.runtime.stats.late_presses == 0
+
+
+def test_a_nudge_decides_a_held_press_at_once_not_at_the_next_poll(tmp_path: Path) -> None:
+    """The Pico link nudges the runtime when its watermark moves (``on_watermark``):
+    with a poll of 30 s, only the nudge can decide the held press in time."""
+    store = JournalStore(tmp_path / "game.sqlite")
+    header = {**demo_header("tv-modern"), "settle_ms": 0}
+    controller = Controller.new(header, store)
+    runtime = Runtime(controller, poll_s=30.0, idle_s=30.0)
+    pins = ManualSource(runtime)
+    pins.mark = controller.now() + 3600 * S  # the host's commands need not wait for it
+    runtime.start()
+    try:
+        runtime.wait(runtime.command(lambda t: Select(t, 1, 100)))
+        runtime.wait(runtime.command(ReadingEnd))
+        stamp = controller.now()
+        pins.mark = stamp  # nothing proven past the press yet: it is held
+        future = runtime.deliver(pins, Press(stamp + 1, 2))
+        with pytest.raises(FutureTimeout):
+            future.result(timeout=0.3)
+        pins.mark = stamp + 2
+        runtime.nudge()
+        assert isinstance(future.result(timeout=10), Accepted)
+        assert controller.snapshot()["answering"] == 2
+    finally:
+        runtime.stop()
+        store.close()

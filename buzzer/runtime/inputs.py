@@ -99,7 +99,11 @@ def attach_bridge(
     from firmware_bridge.link import BridgeLink, LinkConfig
 
     holder: list[LinkSource] = []
-    link = BridgeLink(link_config or LinkConfig(url), sink=lambda item: holder[0].put(item))
+    link = BridgeLink(
+        link_config or LinkConfig(url),
+        sink=lambda item: holder[0].put(item),
+        on_watermark=runtime.nudge,
+    )
     source = LinkSource(runtime, "pico", link)
     holder.append(source)
     link.start()

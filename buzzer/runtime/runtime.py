@@ -58,6 +58,10 @@ DEFAULT_WAIT_BOUND_NS = 100 * MS
 SWITCH_INTERVAL_S = 0.0005
 
 
+#: An inbox entry that carries no input: "a watermark moved, step now".
+_NUDGE: Any = ("nudge", None)
+
+
 class CommandRefused(Exception):
     """The engine refused a host command (tried on a copy): nothing was journaled."""
 
@@ -181,6 +185,15 @@ class Runtime:
         self._inbox.put((item, _Delivery(source, trial, future)))
         return future
 
+    def nudge(self) -> None:
+        """A source's watermark moved on (any thread; quick): step now if anything waits.
+
+        Without it a held input is decided at the next poll (``poll_s``);
+        a nudge with nothing held costs nothing but this check.
+        """
+        if self._thread is not None and (len(self._merge) or self._busy):
+            self._inbox.put(_NUDGE)
+
     def command(self, make: Any, source: ClockSource | None = None) -> Future[Any]:
         """A host command ``make(t)``, stamped now by ``source`` (the host's by default).
 
@@ -274,6 +287,8 @@ class Runtime:
         (tests with an injected clock) when the thread is not running.
         """
         mark = self._watermark()
+        if first is _NUDGE:
+            first = None
         taken = 0 if first is None else 1
         merge = self._merge
         if first is not None:
@@ -283,7 +298,7 @@ class Runtime:
                 entry = self._inbox.get_nowait()
             except queue.Empty:
                 break
-            if entry is not None:
+            if entry is not None and entry is not _NUDGE:
                 self._take(*entry)
                 taken += 1
         released = merge.release(mark)
