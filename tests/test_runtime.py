@@ -301,3 +301,21 @@ def test_a_nudge_decides_a_held_press_at_once_not_at_the_next_poll(tmp_path: Pat
     finally:
         runtime.stop()
         store.close()
+
+
+def test_a_sources_fault_is_an_alert_on_the_hosts_panel_until_it_is_back(
+    tmp_path: Path,
+) -> None:
+    from buzzer.panel.hub import PanelHub
+
+    game = Game(tmp_path, wait_bound_ns=100 * MS)
+    hub = PanelHub(game.controller)
+    opened = game.open_window()
+    game.pins.mark = opened
+    game.advance(1 * S)
+    game.runtime.step()
+    (alert,) = [a for a in hub.alerts if a["kind"] == "source"]
+    assert alert["source"] == "pins" and "behind the clock" in str(alert["detail"])
+    game.pins.mark = game.now()
+    game.runtime.step()
+    assert [a for a in hub.alerts if a["kind"] == "source"] == []
