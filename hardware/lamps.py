@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from gpiozero import LED  # type: ignore[import-untyped]
 
-from buzzer.arbiter.decisions import Decision
 from buzzer.runtime.lamps import (
     BLINK,
     LOCKED_BLINKS,
@@ -29,9 +28,8 @@ from buzzer.runtime.lamps import (
     ON,
     SIGNAL,
     LampChange,
-    LampKey,
     LampPolicy,
-    Mode,
+    PolicyLamps,
 )
 from hardware.pinmap import LampPin, PinMap
 
@@ -47,7 +45,7 @@ def _led(lamp: LampPin, pin_factory: Any) -> Any:
     )
 
 
-class LampBoard:
+class LampBoard(PolicyLamps):
     """The podium lamps (by seat) and the signal lamp of a pin map.
 
     :attr:`state` is what each lamp is doing (``off``/``on``/``blink``), keyed by
@@ -85,20 +83,7 @@ class LampBoard:
             self.close()
             raise
 
-    @property
-    def state(self) -> dict[LampKey, Mode]:
-        with self._lock:
-            return self.policy.state
-
     # -- decisions -----------------------------------------------------------------
-
-    def apply(
-        self, decisions: Iterable[Decision], snapshot: Mapping[str, object] | None = None
-    ) -> None:
-        """Set the lamps for decisions just made, in order (and for the snapshot
-        after them: back on the board, every lamp goes out)."""
-        with self._lock:
-            self._run(self.policy.apply(decisions, snapshot))
 
     # -- single lamps --------------------------------------------------------------
 
@@ -109,11 +94,6 @@ class LampBoard:
     def blink(self, seat: int, times: int) -> None:
         with self._lock:
             self._run(self.policy.set(seat, BLINK, blinks=times))
-
-    def all_off(self) -> None:
-        """Every lamp off (each LED is told, whatever the policy believed)."""
-        with self._lock:
-            self._run(self.policy.all_off(force=True))
 
     def set_signal(self, on: bool) -> None:
         with self._lock:

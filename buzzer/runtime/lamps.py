@@ -306,6 +306,36 @@ AUTO: Final = "auto"
 Scheduler = Callable[[float, Callable[[], None]], Callable[[], None]]
 
 
+class PolicyLamps:
+    """What every lamp driver shares: the policy decides, under the driver's lock,
+    and the driver's ``_run`` puts the changes on its lamps (GPIO LEDs, the Pico)."""
+
+    policy: LampPolicy
+    _lock: threading.Lock | threading.RLock
+
+    def _run(self, changes: list[LampChange]) -> None:
+        raise NotImplementedError
+
+    @property
+    def state(self) -> dict[LampKey, Mode]:
+        """What each lamp is doing, as the policy decided (``off``/``on``/``blink``)."""
+        with self._lock:
+            return self.policy.state
+
+    def apply(
+        self, decisions: Iterable[Decision], snapshot: Mapping[str, object] | None = None
+    ) -> None:
+        """Set the lamps for decisions just made, in order (and for the snapshot
+        after them: back on the board, every lamp goes out)."""
+        with self._lock:
+            self._run(self.policy.apply(decisions, snapshot))
+
+    def all_off(self) -> None:
+        """Every lamp off, each told so, whatever the policy believed."""
+        with self._lock:
+            self._run(self.policy.all_off(force=True))
+
+
 class LampLink(Protocol):
     """What the adapter needs of :class:`firmware_bridge.link.BridgeLink`."""
 
@@ -320,7 +350,7 @@ def thread_timer(delay_s: float, action: Callable[[], None]) -> Callable[[], Non
     return timer.cancel
 
 
-class BridgeLamps:
+class BridgeLamps(PolicyLamps):
     """The podium lamps (and a signal lamp) on the Pico behind ``link``, run by
     a :class:`LampPolicy` (see the module docstring).
 
@@ -359,24 +389,6 @@ class BridgeLamps:
         self._blink_timers: dict[int, tuple[int, Callable[[], None]]] = {}
         self._token = 0
         self.all_off()
-
-    @property
-    def state(self) -> dict[LampKey, Mode]:
-        """What each lamp is doing, as the policy decided (``off``/``on``/``blink``)."""
-        with self._lock:
-            return self.policy.state
-
-    def apply(
-        self, decisions: Iterable[Decision], snapshot: Mapping[str, object] | None = None
-    ) -> None:
-        """Set the lamps for decisions just made (and the snapshot after them)."""
-        with self._lock:
-            self._run(self.policy.apply(decisions, snapshot))
-
-    def all_off(self) -> None:
-        """Every lamp off, sent even for lamps believed dark."""
-        with self._lock:
-            self._run(self.policy.all_off(force=True))
 
     def close(self) -> None:
         """Cancel the timers of blinks still running (their lamps keep blinking)."""
