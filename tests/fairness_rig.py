@@ -154,6 +154,26 @@ def websocket_flood(runtime: Runtime, sockets: int = 4) -> Iterator[None]:
     assert sent[0] > 100, "the flood never got going"
 
 
+class LiveRecord:
+    """A controller listener: every live decision (as JSON), the seats recognized
+    in order, and how many presses were ruled ``late``. Thread-safe."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.decisions: list[str] = []
+        self.recognized: list[int] = []
+        self.late = 0
+
+    def __call__(self, decisions: list[Decision], snapshot: dict[str, Any]) -> None:
+        with self.lock:
+            for decision in decisions:
+                self.decisions.append(decision.to_json())
+                if isinstance(decision, Recognized):
+                    self.recognized.append(decision.seat)
+                elif isinstance(decision, Ignored) and decision.reason == "late":
+                    self.late += 1
+
+
 @dataclass
 class Outcome:
     presses: int = 0
@@ -206,19 +226,10 @@ def play(
     store = SlowJournal(path, delay_s)
     controller = Controller.new(header(seats, questions), store)
     outcome = Outcome(journal=path)
-    recognized: list[int] = []
-    lock = threading.Lock()
-
-    def listen(decisions: list[Decision], snapshot: dict[str, Any]) -> None:
-        with lock:
-            for decision in decisions:
-                outcome.live_decisions.append(decision.to_json())
-                if isinstance(decision, Recognized):
-                    recognized.append(decision.seat)
-                elif isinstance(decision, Ignored) and decision.reason == "late":
-                    outcome.late += 1
-
-    controller.subscribe(listen)
+    record = LiveRecord()
+    recognized = record.recognized
+    lock = record.lock
+    controller.subscribe(record)
     runtime = Runtime(controller).start()
     attached = attach_gpio(runtime, pinmap, factory)
     pins = {seat: factory.pin(pin.pin) for seat, pin in players.items()}
@@ -255,6 +266,8 @@ def play(
         runtime.stop()
         outcome.behind = runtime.stats.behind
         store.close()
+    outcome.live_decisions = record.decisions
+    outcome.late = record.late
     return outcome
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,13 +23,20 @@ from typing import Any
 
 import pytest
 
-from buzzer.arbiter.decisions import Decision, Ignored, Recognized
 from buzzer.arbiter.events import Judge, ReadingEnd, ReadingStart, Select
 from buzzer.runtime.controller import Controller
 from buzzer.runtime.inputs import attach_bridge
 from buzzer.runtime.runtime import Runtime
 from firmware_bridge.emulator import Emulator
-from tests.fairness_rig import SlowJournal, cpu_hog, gc_pressure, header, host, replayed_decisions
+from tests.fairness_rig import (
+    LiveRecord,
+    SlowJournal,
+    cpu_hog,
+    gc_pressure,
+    header,
+    host,
+    replayed_decisions,
+)
 
 SEATS = 6
 
@@ -64,19 +70,10 @@ def play_pico(
     store = SlowJournal(path, delay_s)
     controller = Controller.new(header(SEATS, questions), store)
     outcome = PicoOutcome(journal=path)
-    recognized: list[int] = []
-    lock = threading.Lock()
-
-    def listen(decisions: list[Decision], snapshot: dict[str, Any]) -> None:
-        with lock:
-            for decision in decisions:
-                outcome.live.append(decision.to_json())
-                if isinstance(decision, Recognized):
-                    recognized.append(decision.seat)
-                elif isinstance(decision, Ignored) and decision.reason == "late":
-                    outcome.late += 1
-
-    controller.subscribe(listen)
+    record = LiveRecord()
+    recognized = record.recognized
+    lock = record.lock
+    controller.subscribe(record)
     runtime = Runtime(controller).start()
     rng = random.Random(seed)
     with Emulator(buttons=SEATS, lamps=SEATS + 1) as emulator:
@@ -118,6 +115,8 @@ def play_pico(
             runtime.stop()
             store.close()
         outcome.late_edges = emulator.late_edges
+    outcome.live = record.decisions
+    outcome.late = record.late
     outcome.behind = runtime.stats.behind
     outcome.faults = runtime.stats.faults
     return outcome
