@@ -39,11 +39,16 @@ def _cmd_replay(args: argparse.Namespace) -> int:
                 return 2
         else:
             journal = decode_journal(data)
-        lines = replay_lines(journal, base)
+        if args.summary:
+            from buzzer.replay_summary import replay_summary
+
+            text = replay_summary(journal, base, args.lang)
+        else:
+            text = "\n".join(replay_lines(journal, base)) + "\n"
     except JournalError as exc:
         print(f"svoyak replay: {path}: {exc}", file=sys.stderr)
         return 2
-    sys.stdout.buffer.write(("\n".join(lines) + "\n").encode("utf-8"))
+    sys.stdout.buffer.write(text.encode("utf-8"))
     sys.stdout.flush()
     return 0
 
@@ -96,13 +101,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = commands.add_parser(
         "replay",
-        help="replay a game journal (JOURNAL.md) and print every decision",
-        description="Replay a game journal (JSON Lines, JOURNAL.md) through the arbiter and the "
-        "game engine; print the decisions as JSON Lines, the result last. Exit status 2 "
-        "and a message naming the line for a broken journal.",
+        help="replay a game journal (docs/journal-contract.md) and print every decision",
+        description="Replay a game journal (JSON Lines, docs/journal-contract.md) through the "
+        "arbiter and the game engine; print the decisions as JSON Lines, the result last, or "
+        "with --summary a readable account of the game. Exit status 2 and a message naming "
+        "the line for a broken journal.",
     )
     replay.add_argument(
         "path", help="the journal: JSON Lines, a game's SQLite journal, or - for standard input"
+    )
+    replay.add_argument(
+        "--summary",
+        action="store_true",
+        help="a readable account instead of JSON Lines: each question, who pressed and when, "
+        "the margin over the runner-up, false starts and late presses, verdicts, the scores "
+        "after each question, the result",
+    )
+    replay.add_argument(
+        "--lang", choices=("ru", "en"), default="ru", help="the summary's language (default ru)"
     )
     replay.set_defaults(handler=_cmd_replay)
 
@@ -145,6 +161,7 @@ _COMMAND_MODULES = (
     "display.commands",
     "buzzer.tournament.commands",
     "buzzer.tournament.server_commands",
+    "rules.packages.commands",
 )
 
 

@@ -10,7 +10,9 @@ arguments, so handlers import their heavy dependencies when they run.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 _SOURCE_HELP = (
@@ -62,6 +64,28 @@ def _open(args: argparse.Namespace, command: str) -> tuple[Any, Any] | None:
     return pinmap, factory
 
 
+def _png_path(given: str | None) -> Path | str:
+    """The histogram's path, or why it cannot be written (checked before the long test).
+
+    Without ``--png``: a new file in the user's state folder, its folder created
+    (:func:`hardware.selftest.default_png_path`). A path given on the command
+    line must be in a folder that exists and can be written to: a typo there is
+    better told now than after minutes of pressing.
+    """
+    from hardware.selftest import default_png_path
+
+    if given is None:
+        return default_png_path()
+    path = Path(given).expanduser().absolute()
+    if path.is_dir():
+        return f"{path} is a folder; give a file name, e.g. {path / 'selftest-latency.png'}"
+    if not path.parent.is_dir():
+        return f"no such folder: {path.parent}"
+    if not os.access(path.parent, os.W_OK):
+        return f"cannot write to the folder {path.parent}"
+    return path
+
+
 def _cmd_selftest(args: argparse.Namespace) -> int:
     from hardware.report import report_output
     from hardware.selftest import (
@@ -101,6 +125,10 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
     except SelftestUnavailable as exc:
         print(f"svoyak selftest: {exc}", file=sys.stderr)
         return 2
+    png = None if args.no_png else _png_path(args.png)
+    if isinstance(png, str):
+        print(f"svoyak selftest: --png: {png}", file=sys.stderr)
+        return 2
     options = SelftestOptions(
         checks=tuple(args.checks),
         count=args.count,
@@ -108,7 +136,7 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
         offsets_us=args.offsets,
         rules=args.rules,
         pair=(args.pair[0], args.pair[1]) if args.pair else None,
-        png=None if args.no_png else args.png,
+        png=png,
     )
     try:
         report = run_selftest(rig, options, mode=mode, progress=not args.no_progress)
@@ -212,9 +240,10 @@ def add_commands(subparsers: Any) -> None:
     selftest.add_argument("--json", action="store_true", help="print the report as JSON")
     selftest.add_argument(
         "--png",
-        default="selftest-latency.png",
         metavar="PATH",
-        help="the latency histogram (default selftest-latency.png)",
+        help="where to write the latency histogram (default: a new "
+        "selftest-latency-YYYYmmdd-HHMMSS.png in $XDG_STATE_HOME/svoyak/selftest/, "
+        "i.e. ~/.local/state/svoyak/selftest/; the report prints the path)",
     )
     selftest.add_argument("--no-png", action="store_true", help="do not write the histogram")
     selftest.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")

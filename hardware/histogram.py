@@ -1,8 +1,10 @@
 """The self-test's latency histogram as a PNG, drawn with pygame (no display needed).
 
 One row per button on a shared time axis: the bars, the median (dark line)
-and the p99 (red line). Samples beyond the axis are counted in the last bar,
-which is then drawn in red.
+and the p99 (orange line). Samples beyond the axis are counted in the last
+bar, which is then drawn in red. A legend under the axis says which colour
+is which and what the axis counts, so that the picture can be read without
+the report beside it (a technician sends it to whoever built the rig).
 """
 
 from __future__ import annotations
@@ -17,8 +19,13 @@ LEFT = 215
 RIGHT = 30
 TOP = 56
 ROW = 74
-BOTTOM = 48
+BOTTOM = 78
 BINS = 60
+#: The legend's row, measured from the image's bottom edge, and its slots.
+LEGEND_FROM_BOTTOM = 22
+LEGEND_LEFT = 12
+LEGEND_SLOT = 230
+SWATCH = (18, 10)
 
 _BG = (255, 255, 255)
 _INK = (30, 30, 30)
@@ -26,7 +33,38 @@ _GRID = (225, 225, 225)
 _BAR = (52, 101, 164)
 _OVER = (204, 0, 0)
 _MEDIAN = (20, 20, 20)
-_P99 = (204, 0, 0)
+_P99 = (237, 125, 0)
+
+
+def legend(unit: str = "µs") -> tuple[tuple[str, tuple[int, int, int], str], ...]:
+    """The legend's entries: (label, colour, ``bar`` or ``line``), in drawing order."""
+    return (
+        (f"presses per bin (x: latency, {unit})", _BAR, "bar"),
+        ("beyond the axis (last bar)", _OVER, "bar"),
+        ("median", _MEDIAN, "line"),
+        ("p99", _P99, "line"),
+    )
+
+
+def legend_swatches(
+    height: int, unit: str = "µs"
+) -> list[tuple[str, tuple[int, int, int], tuple[int, int, int, int]]]:
+    """Where each legend swatch is drawn in an image ``height`` tall: (label, colour, rect).
+
+    Fixed slots rather than positions measured from the rendered text, so that
+    the layout does not depend on the font (and a test can find the swatches).
+    """
+    y = height - LEGEND_FROM_BOTTOM
+    width, tall = SWATCH
+    swatches = []
+    for index, (label, colour, shape) in enumerate(legend(unit)):
+        x = LEGEND_LEFT + index * LEGEND_SLOT
+        # A bar's swatch is a small block; a line's is a short 2 px line, as on the rows.
+        bar = (x, y, width, tall)
+        line = (x + width // 2 - 1, y - 2, 2, tall + 4)
+        rect = bar if shape == "bar" else line
+        swatches.append((label, colour, rect))
+    return swatches
 
 
 def _nice_step(span: float, ticks: int = 6) -> float:
@@ -80,8 +118,12 @@ def write_histogram(
         text = small.render(f"{tick:g}", True, _INK)
         surface.blit(text, (x - text.get_width() // 2, height - BOTTOM + 6))
         tick += step
-    axis = font.render(unit, True, _INK)
+    axis = font.render(f"latency, {unit}", True, _INK)
     surface.blit(axis, (WIDTH - RIGHT - axis.get_width(), height - BOTTOM + 24))
+    for label, colour, rect in legend_swatches(height, unit):
+        pygame.draw.rect(surface, colour, rect)
+        text = small.render(label, True, _INK)
+        surface.blit(text, (rect[0] + SWATCH[0] + 6, height - LEGEND_FROM_BOTTOM - 1))
 
     bin_w = x_max / BINS
     for index, (label, samples) in enumerate(rows):
@@ -94,7 +136,7 @@ def write_histogram(
             continue
         median = _quantile(samples, 0.5)
         p99 = _quantile(samples, 0.99)
-        note = f"median {median:.1f}  p99 {p99:.1f}"
+        note = f"median {median:.1f}  p99 {p99:.1f} {unit}"
         surface.blit(small.render(note, True, _INK), (12, top + 34))
         counts = [0] * BINS
         for value in samples:

@@ -37,11 +37,13 @@ could not run (a bad pin map, no pin factory, ``--emulate`` unavailable).
 from __future__ import annotations
 
 import importlib
+import os
 import queue
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, TextIO
 
 from buzzer.arbiter.decisions import Decision, Ignored, Recognized, Tie
@@ -578,6 +580,22 @@ def check_stuck(rig: Rig, progress: Progress) -> tuple[list[StuckRow], list[str]
 # -- the whole test ----------------------------------------------------------------
 
 
+def default_png_path(now: float | None = None) -> Path:
+    """Where the histogram goes when ``--png`` is not given: the user's state folder.
+
+    ``$XDG_STATE_HOME/svoyak/selftest/selftest-latency-YYYYmmdd-HHMMSS.png``
+    (``~/.local/state`` when the variable is unset or not absolute, as the XDG
+    spec asks). Not the current folder: a self-test run from a checkout or
+    from ``/`` by the appliance's unit must not leave images where nobody
+    looks, and each run keeps its own picture to compare with the last.
+    """
+    base = os.environ.get("XDG_STATE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".local", "state")
+    name = time.strftime("selftest-latency-%Y%m%d-%H%M%S.png", time.localtime(now))
+    return Path(base) / "svoyak" / "selftest" / name
+
+
 @dataclass
 class SelftestOptions:
     checks: tuple[str, ...] = CHECKS
@@ -586,7 +604,9 @@ class SelftestOptions:
     offsets_us: tuple[int, ...] = DEFAULT_OFFSETS_US
     rules: str = "tv-modern"
     pair: tuple[str, str] | None = None
-    png: str | None = "selftest-latency.png"
+    #: Where to write the latency histogram; None: no histogram. Its folder is
+    #: created if missing (``svoyak selftest`` passes :func:`default_png_path`).
+    png: str | Path | None = None
 
 
 def run_selftest(
@@ -644,8 +664,12 @@ def run_selftest(
             (f"{describe_key(r.key)} (GPIO{r.pin})", [s / NS_PER_US for s in r.samples_ns])
             for r in report.latency
         ]
+        # The report names the file by its absolute path: the technician is told
+        # exactly where it went, whatever folder the command was started from.
+        png = Path(options.png).expanduser().absolute()
+        png.parent.mkdir(parents=True, exist_ok=True)
         report.png_size = write_histogram(
-            options.png, series, f"svoyak selftest: edge stamp − drive time ({mode})"
+            png, series, f"svoyak selftest: edge stamp − drive time ({mode})"
         )
-        report.png = options.png
+        report.png = str(png)
     return report

@@ -90,6 +90,21 @@ class Board:
         self.played = set(self.current.holes)
         return True
 
+    def next_in_reading_order(self) -> tuple[int, int] | None:
+        """The first unplayed cell as a host reads the board: the cheapest row first,
+        left to right within a row (then the next row).
+
+        This is what a ``select`` naming no cell means outside the sport systems:
+        the board is read like a page, so "the next question" is the leftmost one
+        still showing in the top (cheapest) row that has any. Holes count as played.
+        """
+        spec = self.current
+        for price in sorted(spec.prices):
+            for theme in range(1, len(spec.themes) + 1):
+                if (theme, price) not in self.played:
+                    return theme, price
+        return None
+
     def next_in_order(self) -> tuple[int, int] | None:
         """The next unplayed cell in package order: themes in turn, easiest first (SPORT-1)."""
         spec = self.current

@@ -703,8 +703,16 @@ class Game(FinalRound):
                     f"{expected[0]} for {expected[1]}, not theme {theme} for {price}"
                 )
             return expected
+        if theme is None and price is None:
+            # Neither named: the next question in the board's reading order (the
+            # cheapest row first, left to right; docs/journal.md). The chooser's
+            # free choice (C2003-2.4.3, TV-G-5) is theirs to waive: the host picks
+            # for them. The board is never empty here (the round moved on above).
+            expected = board.next_in_reading_order()
+            assert expected is not None
+            return expected
         if theme is None or price is None:
-            raise SequenceError("select needs a theme and a price")
+            raise SequenceError("select needs both a theme and a price, or neither")
         try:
             board.check(theme, price)
         except BoardError as exc:

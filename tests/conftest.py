@@ -32,7 +32,9 @@ def three() -> list[str]:
 
 @pytest.fixture(autouse=True, scope="session")
 def _games_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """`svoyak run` journals every game under $XDG_DATA_HOME: not the tester's home."""
+    """`svoyak run` journals every game under $XDG_DATA_HOME and keeps its PIN file and
+    the self-test's histograms under $XDG_STATE_HOME: not in the tester's home."""
     import os
 
     os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("xdg-state"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import struct
 import sys
 import time
@@ -16,7 +17,9 @@ import pytest
 
 from buzzer.arbiter.events import Press
 from buzzer.cli import main
+from hardware.histogram import legend, legend_swatches, write_histogram
 from hardware.report import FairnessRow, LatencyRow, SelftestReport
+from hardware.selftest import default_png_path
 
 QUICK = [
     "--simulate",
@@ -105,6 +108,105 @@ def test_selftest_table_championship(tmp_path: Path, capsys: pytest.CaptureFixtu
     verdict = "all checks passed" if status == 0 else "SOME CHECKS FAILED"
     assert table.rstrip().endswith(verdict)
     assert png_size(tmp_path / "h.png")[0] == 960
+
+
+LATENCY_ONLY = [*QUICK, "--checks", "latency", "--no-progress"]
+
+
+def test_selftest_png_goes_to_the_state_folder_not_the_current_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "state"  # does not exist yet: created for the picture
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    monkeypatch.chdir(work)
+    main(["selftest", *LATENCY_ONLY, "--json"])
+    report = json.loads(capsys.readouterr().out)
+    png = Path(report["png"])
+    assert png.is_absolute()
+    assert png.parent == state / "svoyak" / "selftest"
+    assert re.fullmatch(r"selftest-latency-\d{8}-\d{6}\.png", png.name), png.name
+    assert png_size(png)[0] == 960
+    assert list(work.iterdir()) == []  # nothing left where the command was started
+
+    # The table names the same absolute path.
+    main(["selftest", *LATENCY_ONLY])
+    table = capsys.readouterr().out
+    written = [line for line in table.splitlines() if line.startswith("histogram: ")]
+    assert len(written) == 1
+    path = Path(written[0].removeprefix("histogram: "))
+    assert path.is_absolute() and path.parent == state / "svoyak" / "selftest"
+    assert path.is_file()
+
+
+def test_default_png_path_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    moment = time.mktime((2025, 3, 1, 19, 5, 9, 0, 0, -1))
+    expected = tmp_path / ".local" / "state" / "svoyak" / "selftest"
+    assert default_png_path(moment) == expected / "selftest-latency-20250301-190509.png"
+    # The XDG spec: a relative value is invalid and must be ignored.
+    monkeypatch.setenv("XDG_STATE_HOME", "relative/state")
+    assert default_png_path(moment).parent == expected
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "s"))
+    assert default_png_path(moment).parent == tmp_path / "s" / "svoyak" / "selftest"
+
+
+def test_a_relative_png_is_reported_by_its_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    main(["selftest", *LATENCY_ONLY, "--json", "--png", "h.png"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["png"] == str(tmp_path / "h.png")
+    assert png_size(tmp_path / "h.png")[0] == 960
+
+
+@pytest.mark.parametrize("where", ["missing-folder", "a-folder"])
+def test_a_png_path_that_cannot_be_written_is_refused_before_the_test(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    target = tmp_path / "nowhere" / "h.png" if where == "missing-folder" else tmp_path
+    status = main(["selftest", *QUICK, "--png", str(target)])
+    out = capsys.readouterr()
+    assert status == 2
+    assert out.out == "" and "%" not in out.err  # refused before pressing anything
+    assert out.err.startswith("svoyak selftest: --png: ")
+    assert ("no such folder" if where == "missing-folder" else "is a folder") in out.err
+
+
+def test_the_histogram_has_a_legend_of_its_colours_and_units(tmp_path: Path) -> None:
+    import pygame
+
+    png = tmp_path / "h.png"
+    samples = [20.0 + i % 7 for i in range(300)] + [10_000.0]  # one beyond the axis
+    width, height = write_histogram(png, [("seat 1", samples)], "legend test")
+    image = pygame.image.load(str(png))
+    assert image.get_size() == (width, height)
+    entries = legend()
+    colours = [colour for _, colour, _ in entries]
+    assert len(set(colours)) == len(colours), "two series share a colour"
+    assert any("µs" in label for label, _, _ in entries)  # the unit is named
+    swatches = legend_swatches(height)
+    assert [(label, colour) for label, colour, _ in swatches] == [
+        (label, colour) for label, colour, _ in entries
+    ]
+    background = tuple(image.get_at((width - 1, height - 1)))[:3]
+    plot = {tuple(image.get_at((px, py)))[:3] for px in range(width) for py in range(height - 60)}
+    for label, colour, (x, y, w, h) in swatches:
+        # The swatch is filled with the series' colour...
+        assert tuple(image.get_at((x + w // 2, y + h // 2)))[:3] == colour, label
+        # ...and its label is written beside it.
+        right = [
+            tuple(image.get_at((px, py)))[:3]
+            for px in range(x + w + 2, min(width, x + w + 120))
+            for py in range(y - 2, min(height, y + h + 2))
+        ]
+        assert any(sum(p) < 200 for p in right), f"no text beside {label!r}"
+        # The same colour is really used in the plot above the legend.
+        assert colour in plot, f"{label!r} is in the legend but not in the plot"
+    assert background == (255, 255, 255)
 
 
 def test_selftest_emulate_explains_what_is_missing(

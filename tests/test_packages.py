@@ -251,12 +251,13 @@ def test_v5_package_reads_every_question_kind_and_the_final(tmp_path: Path) -> N
     first = main.question_at(1, 100)
     assert first == Question(
         price=100,
-        text="Look at this\nand say it",
+        text="Look at this",
         media=(MediaRef(MediaKind.IMAGE, name="pic one.png"),),
         right=("Right", "Also right"),
         wrong=("Wrong",),
         comment="Shown after",
         answer_media=(MediaRef(MediaKind.AUDIO, name="answer.mp3"),),
+        say="and say it",  # placement="replic": the host's line, not the screen's
     )
     stake = main.question_at(1, 200)
     assert stake is not None and stake.kind is QuestionKind.STAKE

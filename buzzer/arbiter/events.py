@@ -42,8 +42,9 @@ class Release:
 
 @dataclass(slots=True, frozen=True)
 class Select:
-    """The chooser picked a question. ``theme``/``price`` may be None where the
-    rule system fixes the order (SPORT-1: the next question in the package)."""
+    """The chooser picked a question. ``theme`` and ``price`` both None: the next
+    question in order (SPORT-1's package order in the sport systems and the
+    shootout; elsewhere the board's reading order, see ``Board.next_in_reading_order``)."""
 
     t: int
     theme: int | None

@@ -253,7 +253,8 @@ class Question:
 
     price: int
     kind: QuestionKind = QuestionKind.PLAIN
-    #: The text read out / shown, fragments joined by newlines.
+    #: The question as the screen shows it, fragments joined by newlines. Only
+    #: what the package puts on screen: the host's spoken lines are :attr:`say`.
     text: str = ""
     #: Media shown with the question, in package order.
     media: tuple[MediaRef, ...] = ()
@@ -273,6 +274,11 @@ class Question:
     origin_type: str = ""
     #: Why the kind was approximated, e.g. a SIGame ``forAll`` played as plain; else "".
     note: str = ""
+    #: What the host says aloud and the board must not show (SIGame v5 items with
+    #: ``placement="replic"``, v3/v4 atoms of type ``say``), fragments joined by
+    #: newlines. SIGame puts it in the host's speech bubble; mixing it into
+    #: :attr:`text` showed the host's cue as the question (issue 12).
+    say: str = ""
 
     def __post_init__(self) -> None:
         if (self.kind is QuestionKind.CAT) != (self.cat is not None):

@@ -199,6 +199,8 @@ def _question_json(question: Question, *, final: bool) -> dict[str, Any]:
     if not final and question.kind is not QuestionKind.PLAIN:
         out["kind"] = question.kind.value
     out["text"] = question.text
+    if question.say:
+        out["say"] = question.say  # the host's spoken lines, never on the board
     out["answer"] = question.right[0] if len(question.right) == 1 else list(question.right)
     if question.wrong:
         out["wrong"] = list(question.wrong)
@@ -282,6 +284,7 @@ _QUESTION_KEYS: Final = frozenset(
         "price",
         "kind",
         "text",
+        "say",
         "answer",
         "wrong",
         "comment",
@@ -292,7 +295,7 @@ _QUESTION_KEYS: Final = frozenset(
     }
 )
 _FINAL_QUESTION_KEYS: Final = frozenset(
-    {"price", "text", "answer", "wrong", "comment", "media", "answer_media"}
+    {"price", "text", "say", "answer", "wrong", "comment", "media", "answer_media"}
 )
 _CAT_KEYS: Final = frozenset({"theme", "price", "receiver", "announce"})
 _STAKE_KEYS: Final = frozenset({"min", "max", "step"})
@@ -465,6 +468,7 @@ class _Reader:
             right = self.strings(data["answer"], f"{where}.answer")
         wrong = self.strings(data.get("wrong", []), f"{where}.wrong")
         comment = self.string(data.get("comment", ""), f"{where}.comment", required=False)
+        say = self.string(data.get("say", ""), f"{where}.say", required=False)
         return Question(
             price=price,
             kind=kind,
@@ -476,6 +480,7 @@ class _Reader:
             answer_media=self.media_list(data.get("answer_media", []), f"{where}.answer_media"),
             cat=cat,
             stake=stake,
+            say=say,
         )
 
     def cat(self, value: object, where: str) -> CatParams:

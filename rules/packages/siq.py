@@ -88,7 +88,12 @@ _MEDIA_TYPES: Final = {
     "video": MediaKind.VIDEO,
     "html": MediaKind.HTML,
 }
-_TEXT_TYPES: Final = frozenset({"", "text", "say"})
+#: Fragments shown on screen as text.
+_TEXT_TYPES: Final = frozenset({"", "text"})
+#: Fragments the host says aloud: v3/v4 ``say`` atoms (v5 marks them with a placement).
+_SAY_TYPES: Final = frozenset({"say"})
+#: The v5 placement of a fragment the host says aloud instead of showing it.
+_SAY_PLACEMENT: Final = "replic"
 
 #: SIGame question types that are played as a plain question here, and why.
 _PLAIN_NOTES: Final = {
@@ -597,18 +602,17 @@ class _Parser:
         if not type_name and type_element is not None:
             type_name = (type_element.get("name") or "").strip()
 
-        text: list[str] = []
-        media: list[MediaRef] = []
-        answer_media: list[MediaRef] = []
+        question = _Content()
+        answer = _Content()
         params = element.find("params")
         script = element.find("script")
         scenario = element.find("scenario")
         if params is not None:
-            self.params_content(params, where, text, media, answer_media)
+            self.params_content(params, where, question, answer)
         if script is not None:
-            self.script_content(script, where, text, media, answer_media)
+            self.script_content(script, where, question, answer)
         if scenario is not None and params is None and script is None:
-            self.scenario_content(scenario, where, text, media, answer_media)
+            self.scenario_content(scenario, where, question, answer)
 
         right = tuple(_text(a) for a in _children(element, "right", "answer") if _text(a))
         wrong = tuple(_text(a) for a in _children(element, "wrong", "answer") if _text(a))
@@ -617,16 +621,17 @@ class _Parser:
         return Question(
             price=price,
             kind=kind,
-            text="\n".join(text),
-            media=tuple(media),
+            text="\n".join(question.text),
+            media=tuple(question.media),
             right=right,
             wrong=wrong,
             comment=_comment(element),
-            answer_media=tuple(answer_media),
+            answer_media=tuple(answer.media),
             cat=cat,
             stake=stake,
             origin_type=type_name if type_name not in ("simple", "default") else "",
             note=note,
+            say="\n".join(question.say),
         )
 
     def kind(
@@ -732,19 +737,14 @@ class _Parser:
         except PackageError as e:
             raise self.fail(where, str(e)) from e
 
-    def items(
-        self,
-        param: ET.Element,
-        where: str,
-        text: list[str] | None,
-        media: list[MediaRef],
-    ) -> None:
-        """v5 content ``item``\\ s: text joins ``text`` (when given), media join ``media``."""
+    def items(self, param: ET.Element, where: str, into: _Content) -> None:
+        """v5 content ``item``\\ s, sorted into ``into``: shown text, spoken text, media."""
         for item in param.findall("item"):
             item_type = (item.get("type") or "").strip()
             value = (item.text or "").strip()
             is_ref = (item.get("isRef") or "").strip().lower() == "true"
-            self.fragment(item_type, value, is_ref, where, text, media)
+            spoken = (item.get("placement") or "").strip() == _SAY_PLACEMENT
+            self.fragment(item_type, value, is_ref, where, into, spoken=spoken)
 
     def fragment(
         self,
@@ -752,12 +752,15 @@ class _Parser:
         value: str,
         is_ref: bool,
         where: str,
-        text: list[str] | None,
-        media: list[MediaRef],
+        into: _Content,
+        *,
+        spoken: bool = False,
     ) -> None:
-        if item_type in _TEXT_TYPES:
-            if value and text is not None:
-                text.append(value)
+        """One fragment of content. Text the host is to say (``spoken``, or a v3/v4
+        ``say`` atom) goes to ``into.say``, never to the screen's text."""
+        if item_type in _TEXT_TYPES or item_type in _SAY_TYPES:
+            if value:
+                (into.say if spoken or item_type in _SAY_TYPES else into.text).append(value)
             return
         kind = _MEDIA_TYPES.get(item_type)
         if kind is None:
@@ -771,72 +774,64 @@ class _Parser:
                 _check_media_name(value, self.label)
             except PackageError as e:
                 raise self.fail(where, str(e).removeprefix(f"{self.label}: ")) from e
-            media.append(MediaRef(kind, name=value))
+            into.media.append(MediaRef(kind, name=value))
         else:
-            media.append(MediaRef(kind, inline=value))
+            into.media.append(MediaRef(kind, inline=value))
 
     def params_content(
-        self,
-        params: ET.Element,
-        where: str,
-        text: list[str],
-        media: list[MediaRef],
-        answer_media: list[MediaRef],
+        self, params: ET.Element, where: str, question: _Content, answer: _Content
     ) -> None:
         for param in params.findall("param"):
             name = param.get("name", "")
             if name == "question":
-                self.items(param, where, text, media)
+                self.items(param, where, question)
             elif name == "answer":
-                self.items(param, where, None, answer_media)
+                self.items(param, where, answer)
             elif name == "answerOptions":
-                # Multiple choice: the options belong to what is read out.
+                # Multiple choice: the options belong to what is shown.
                 for option in param.findall("param"):
-                    option_text: list[str] = []
-                    self.items(option, where, option_text, media)
+                    shown = _Content()
+                    self.items(option, where, shown)
+                    question.media.extend(shown.media)
                     label = option.get("name", "")
-                    text.append(f"{label}) {' '.join(option_text)}".strip())
+                    question.text.append(f"{label}) {' '.join(shown.text)}".strip())
 
     def script_content(
-        self,
-        script: ET.Element,
-        where: str,
-        text: list[str],
-        media: list[MediaRef],
-        answer_media: list[MediaRef],
+        self, script: ET.Element, where: str, question: _Content, answer: _Content
     ) -> None:
         for step in script.findall("step"):
             for param in step.findall("param"):
                 name = param.get("name", "")
                 if name == "answer":
-                    self.items(param, where, None, answer_media)
+                    self.items(param, where, answer)
                 elif name == "content" and step.get("type") == "showContent":
-                    self.items(param, where, text, media)
+                    self.items(param, where, question)
 
     def scenario_content(
-        self,
-        scenario: ET.Element,
-        where: str,
-        text: list[str],
-        media: list[MediaRef],
-        answer_media: list[MediaRef],
+        self, scenario: ET.Element, where: str, question: _Content, answer: _Content
     ) -> None:
         """v3/v4 atoms; those after the first ``marker`` belong to the answer."""
-        in_answer = False
+        into = question
         for atom in scenario.findall("atom"):
             atom_type = (atom.get("type") or "").strip()
             value = (atom.text or "").strip()
             if atom_type == "marker":
-                in_answer = True
+                into = answer
                 continue
             is_ref = value.startswith("@")
             if is_ref:
                 value = value[1:]
-            self.fragment(
-                atom_type,
-                value,
-                is_ref,
-                where,
-                None if in_answer else text,
-                answer_media if in_answer else media,
-            )
+            self.fragment(atom_type, value, is_ref, where, into)
+
+
+class _Content:
+    """The fragments of a question's (or an answer's) content, sorted by where they go."""
+
+    __slots__ = ("media", "say", "text")
+
+    def __init__(self) -> None:
+        #: Shown on the screen.
+        self.text: list[str] = []
+        #: Said by the host (v5 ``placement="replic"``, v3/v4 ``say``), not shown.
+        self.say: list[str] = []
+        self.media: list[MediaRef] = []

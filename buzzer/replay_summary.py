@@ -1,0 +1,610 @@
+"""``svoyak replay --summary``: a game's journal told as a readable account.
+
+The JSON Lines that ``svoyak replay`` prints are exact but long: a host
+settling "who pressed first?" after the game, or a technician checking that
+the buttons behaved, wants the story instead: each question with who chose
+it, who pressed and when (after the signal, or during the reading), by how
+much the winner beat the runner-up, false starts and late presses, each
+verdict and the scores after it, and the result.
+
+Everything here is read from the decisions the replay makes (the same
+objects the JSON Lines print), never from a second reading of the rules, so
+the account cannot disagree with the replay. :func:`format_summary` is pure;
+:func:`replay_summary` replays a journal first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from buzzer.core import InputError
+from buzzer.journal.codec import JournalError
+from buzzer.journal.resume import rebuild
+from rules.game import GameSetup
+
+Record = Mapping[str, Any]
+
+LANGUAGES: Final = ("ru", "en")
+
+_TEXT: Final[dict[str, dict[str, str]]] = {
+    "ru": {
+        "game": "Игра: {rules}; игроки: {players}",
+        "first": "Первым выбирает {name} ({how})",
+        "how.header": "указано в журнале",
+        "how.draw": "по жребию",
+        "how.youngest": "младший",
+        "how.central_table": "центральный стол",
+        "round": "Раунд {n} «{name}»",
+        "question": "{n}. [{t} с] тема {theme}, {price}",
+        "chosen_by": " — выбирает {name}",
+        "stake": "  аукцион: открывает {name}",
+        "bids": "  торги: {bids}",
+        "bid": "{name} {amount}",
+        "bid.forced": " (обязательная)",
+        "bid.all_in": " (ва-банк)",
+        "pass": "{name} пас",
+        "pass.auto": "{name} пас (автоматически)",
+        "stake_won": "  играет {name} за {stake}",
+        "cat": "  кот в мешке: {giver} → {receiver}",
+        "cat_prices": "  цена на выбор: {options}",
+        "or": " или ",
+        "sponsor": "  вопрос от спонсора: отвечает {name}",
+        "false_start": "  фальстарт: {name} в {t} с (кнопка заблокирована до {until} с)",
+        "signal": "  сигнал: {t} с",
+        "reading": "во время чтения",
+        "after_signal": "через {delay} с после сигнала",
+        "press": "  первое нажатие: {name} в {t} с ({when})",
+        "margin": "; отрыв от второго: {margin} ({name})",
+        "later": "; позже: {others}",
+        "tie": "  одновременные нажатия: {names} в {t} с",
+        "level": "; вровень: {names} (решил жребий)",
+        "right": "  {name}: верно, {delta} → {score}",
+        "wrong": "  {name}: неверно, {delta} → {score}",
+        "wrong_free": "  {name}: неверно, без штрафа → {score}",
+        "zero": "  {name}: {delta} → {score}",
+        "window_closed": "  никто не ответил: окно закрылось в {t} с",
+        "no_answer": "  снят без ответа",
+        "resumed": "  чтение продолжается для остальных",
+        "ignored": "  другие нажатия: {presses}",
+        "behind": "на {margin} позже отвечающего",
+        "reason.late": "пришло слишком поздно: проверьте провод или источник",
+        "reason.locked": "кнопка заблокирована",
+        "reason.not_open": "чтение не начато",
+        "reason.window_closed": "окно закрыто",
+        "reason.already_answered": "уже отвечал(а)",
+        "reason.not_eligible": "не участвует в этом вопросе",
+        "reason.already_recognized": "повторное нажатие отвечающего",
+        "reason.someone_answering": "отвечает другой",
+        "scores": "  счёт: {scores}",
+        "chooser": "; выбирает {name}",
+        "correction": "  поправка: {name} {delta} ({reason}) → {score}",
+        "objection": "  апелляция принята: {name} {delta} → {score}",
+        "undone": "  отменена команда строки {line}",
+        "undone_score": "  после отмены: {name} {delta} → {score}",
+        "overtaken": "  команда строки {line} опоздала и не исполнена: {reason}",
+        "fault.stalled": "  источник {source}: сбой ({detail})",
+        "fault.back": "  источник {source}: снова в строю ({detail})",
+        "time_up": "  время раунда {round} вышло: остальные вопросы не играются",
+        "lot": "  наименьший счёт у {names}: по жребию первым выбирает {name}",
+        "youngest": "  наименьший счёт у {names}: первым выбирает младший, {name}",
+        "final": "Финал: играют {names}; тем: {themes}",
+        "final.removed": "  {name} убирает тему {theme}",
+        "final.theme": "  остаётся тема {theme}",
+        "final.order": "  ответы проверяются в порядке: {names}",
+        "final.timer": "  время на письменный ответ: до {until} с",
+        "round_chooser": "  первым в раунде выбирает {name} (наименьший счёт)",
+        "final.stake": "  {name}: ставка {stake}",
+        "reconsidered": "  состав финала пересмотрен после апелляции",
+        "shootout": "Перестрелка №{n}: {names}",
+        "shootout.right": "  {name}: верно, {delta} (в перестрелке: {score})",
+        "shootout.wrong": "  {name}: неверно, {delta} (в перестрелке: {score})",
+        "tie_for_first": "Ничья за первое место: {names} (решает организатор)",
+        "result": "Итог: {scores}",
+        "winner": "Победитель: {name}",
+        "no_winner": "Без победителя",
+        "not_over": "Игра не окончена",
+        "sec": "с",
+        "ms": "мс",
+        "us": "мкс",
+    },
+    "en": {
+        "game": "Game: {rules}; players: {players}",
+        "first": "First to choose: {name} ({how})",
+        "how.header": "named in the journal",
+        "how.draw": "by lot",
+        "how.youngest": "the youngest",
+        "how.central_table": "the central table",
+        "round": "Round {n} «{name}»",
+        "question": "{n}. [{t} s] theme {theme}, {price}",
+        "chosen_by": " — chosen by {name}",
+        "stake": "  auction: opened by {name}",
+        "bids": "  bidding: {bids}",
+        "bid": "{name} {amount}",
+        "bid.forced": " (forced)",
+        "bid.all_in": " (all-in)",
+        "pass": "{name} passes",
+        "pass.auto": "{name} passes (automatically)",
+        "stake_won": "  {name} plays for {stake}",
+        "cat": "  cat in the bag: {giver} → {receiver}",
+        "cat_prices": "  value to choose: {options}",
+        "or": " or ",
+        "sponsor": "  sponsor question: {name} answers",
+        "false_start": "  false start: {name} at {t} s (button locked until {until} s)",
+        "signal": "  signal: {t} s",
+        "reading": "during the reading",
+        "after_signal": "{delay} s after the signal",
+        "press": "  first press: {name} at {t} s ({when})",
+        "margin": "; ahead of the runner-up by {margin} ({name})",
+        "later": "; later: {others}",
+        "tie": "  simultaneous presses: {names} at {t} s",
+        "level": "; level with {names} (the draw decided)",
+        "right": "  {name}: right, {delta} → {score}",
+        "wrong": "  {name}: wrong, {delta} → {score}",
+        "wrong_free": "  {name}: wrong, no penalty → {score}",
+        "zero": "  {name}: {delta} → {score}",
+        "window_closed": "  nobody answered: the window closed at {t} s",
+        "no_answer": "  taken off without an answer",
+        "resumed": "  the reading goes on for the others",
+        "ignored": "  other presses: {presses}",
+        "behind": "{margin} after the answering player",
+        "reason.late": "arrived too late: check the wire or the source",
+        "reason.locked": "button locked",
+        "reason.not_open": "reading not started",
+        "reason.window_closed": "window closed",
+        "reason.already_answered": "already answered",
+        "reason.not_eligible": "not playing this question",
+        "reason.already_recognized": "the answering player again",
+        "reason.someone_answering": "someone else answering",
+        "scores": "  scores: {scores}",
+        "chooser": "; {name} chooses",
+        "correction": "  correction: {name} {delta} ({reason}) → {score}",
+        "objection": "  objection accepted: {name} {delta} → {score}",
+        "undone": "  host command on line {line} undone",
+        "undone_score": "  after the undo: {name} {delta} → {score}",
+        "overtaken": "  the command on line {line} came too late and had no effect: {reason}",
+        "fault.stalled": "  source {source}: fault ({detail})",
+        "fault.back": "  source {source}: back ({detail})",
+        "time_up": "  round {round}'s time is up: the rest of it is not played",
+        "lot": "  lowest score: {names}; by lot, {name} chooses first",
+        "youngest": "  lowest score: {names}; the youngest, {name}, chooses first",
+        "final": "Final: {names} play; themes: {themes}",
+        "final.removed": "  {name} removes theme {theme}",
+        "final.theme": "  theme {theme} is left",
+        "final.order": "  answers judged in this order: {names}",
+        "final.timer": "  time for the written answers: until {until} s",
+        "round_chooser": "  first to choose in this round: {name} (the lowest score)",
+        "final.stake": "  {name}: stake {stake}",
+        "reconsidered": "  the finalists reconsidered after an objection",
+        "shootout": "Shootout #{n}: {names}",
+        "shootout.right": "  {name}: right, {delta} (shootout: {score})",
+        "shootout.wrong": "  {name}: wrong, {delta} (shootout: {score})",
+        "tie_for_first": "Tie for first place: {names} (the organiser decides)",
+        "result": "Result: {scores}",
+        "winner": "Winner: {name}",
+        "no_winner": "No winner",
+        "not_over": "The game is not over",
+        "sec": "s",
+        "ms": "ms",
+        "us": "µs",
+    },
+}
+
+
+def replay_summary(lines: Iterable[str], base: Path | None = None, lang: str = "ru") -> str:
+    """Replay a journal (header first) and tell it; :class:`JournalError` if it is broken."""
+    core, decisions = rebuild(list(lines), base)
+    try:
+        core.finish(decisions)
+    except InputError as exc:
+        raise JournalError(exc.ref, exc.message) from None
+    records = [json.loads(d.to_json()) for d in decisions]
+    return format_summary(core.setup, records, lang)
+
+
+def format_summary(setup: GameSetup, records: Sequence[Record], lang: str = "ru") -> str:
+    """The account of a game from its decisions (``svoyak replay``'s output objects)."""
+    writer = _Writer(setup, lang)
+    for record in records:
+        writer.take(record)
+    return writer.finish()
+
+
+def seconds_text(t: float) -> str:
+    """A game time in seconds: milliseconds always, microseconds when they are not 0."""
+    whole, frac = f"{t:.6f}".split(".")
+    frac = frac.rstrip("0").ljust(3, "0")
+    return f"{whole}.{frac}"
+
+
+def margin_text(us: int, lang: str = "ru") -> str:
+    """A press margin: µs under a millisecond, ms under a second (up to three decimals), else s."""
+    words = _TEXT[lang]
+    if us < 1000:
+        return f"{us} {words['us']}"
+    if us < 1_000_000:
+        ms = f"{us / 1000:.3f}".rstrip("0").rstrip(".")
+        return f"{ms} {words['ms']}"
+    return f"{us / 1_000_000:.3f} {words['sec']}"
+
+
+def _signed(delta: int) -> str:
+    return f"+{delta}" if delta > 0 else f"−{-delta}" if delta < 0 else "±0"
+
+
+def _number(value: int) -> str:
+    return f"−{-value}" if value < 0 else str(value)
+
+
+class _Writer:
+    """Walks the decisions in order and writes the account line by line.
+
+    A question is a block: its heading, what happened, then the scores when
+    the next block starts. A press is written once its margins are known (the
+    ``ignored`` presses that follow it), so the line can say by how much the
+    winner was ahead.
+    """
+
+    def __init__(self, setup: GameSetup, lang: str) -> None:
+        if lang not in _TEXT:
+            raise ValueError(f"unknown language {lang!r}; known: {', '.join(_TEXT)}")
+        self.words = _TEXT[lang]
+        self.lang = lang
+        self.setup = setup
+        self.rounds = setup.rounds or setup.rules.rounds
+        self.scores = dict.fromkeys(range(1, len(setup.players) + 1), setup.rules.start_score)
+        self.lines: list[str] = []
+        self.chooser: int | None = None
+        self.winner: int | None = None
+        self.over = False
+        self.count = 0
+        self.in_question = False
+        self.signal: float | None = None
+        self.special: str | None = None
+        self.scored = False
+        self.closed = False
+        self.adjusting: str | None = None
+        self.reason = ""
+        self.undone_at: object = None
+        self.round_shown = False
+        self.round_opening = False
+        self.shootout: dict[int, int] | None = None
+        self.press: dict[str, Any] | None = None
+        self.others: list[str] = []
+        self.bids: list[str] = []
+        self.final_stake: int | None = None
+        duplicates = {n for n in setup.players if setup.players.count(n) > 1}
+        self.names = {
+            seat: f"{name} ({seat})" if name in duplicates else name
+            for seat, name in enumerate(setup.players, 1)
+        }
+        players = ", ".join(f"{s} {n}" for s, n in enumerate(setup.players, 1))
+        self.say("game", rules=setup.rules.id, players=players)
+
+    # -- output -----------------------------------------------------------------
+
+    def say(self, key: str, **fields: Any) -> None:
+        """One line; the presses waiting to be told go first, to keep time order."""
+        self.flush_press()
+        self.flush_others()
+        self.lines.append(self.words[key].format(**fields))
+
+    def name(self, seat: object) -> str:
+        return self.names.get(seat, str(seat)) if isinstance(seat, int) else "—"
+
+    def names_of(self, seats: Iterable[object]) -> str:
+        return ", ".join(self.name(s) for s in seats)
+
+    def scoreboard(self) -> str:
+        scores = self.shootout if self.shootout is not None else self.scores
+        return " · ".join(f"{self.name(s)} {_number(v)}" for s, v in scores.items())
+
+    def end_block(self) -> None:
+        """Close the question being told: its outcome if silent, then the scores."""
+        self.flush_press()
+        self.flush_others()
+        if not self.in_question:
+            return
+        if not self.scored and not self.closed:
+            self.say("no_answer")
+        line = self.words["scores"].format(scores=self.scoreboard())
+        if self.chooser is not None and self.shootout is None:
+            line += self.words["chooser"].format(name=self.name(self.chooser))
+        self.lines.append(line)
+        self.in_question = False
+
+    def flush_press(self) -> None:
+        press = self.press
+        if press is None:
+            return
+        self.press = None
+        line = self.words["press"].format(**press["fields"])
+        behind: list[tuple[int, int]] = [(us, seat) for us, seat, _ in press["behind"]]
+        level = [seat for _, seat, reason in press["behind"] if reason == "lost_draw"]
+        if level:
+            # An exact tie (A-G1): no margin to tell, the draw decided.
+            line += self.words["level"].format(names=self.names_of(level))
+            behind = [(us, seat) for us, seat in behind if seat not in level]
+            if behind:
+                rest = [f"{self.name(s)} +{margin_text(us, self.lang)}" for us, s in behind]
+                line += self.words["later"].format(others=", ".join(rest))
+        elif behind:
+            first_us, first_seat = behind[0]
+            margin = margin_text(first_us, self.lang)
+            line += self.words["margin"].format(margin=margin, name=self.name(first_seat))
+            rest = [f"{self.name(s)} +{margin_text(us, self.lang)}" for us, s in behind[1:]]
+            if rest:
+                line += self.words["later"].format(others=", ".join(rest))
+        self.lines.append(line)
+
+    # -- the decisions -----------------------------------------------------------
+
+    def take(self, record: Record) -> None:
+        kind = str(record.get("type"))
+        if self.adjusting == "undone" and (
+            kind not in ("score", "chooser") or record.get("t") != self.undone_at
+        ):
+            self.adjusting = None  # the undo's own score lines are over
+        handler = getattr(self, "on_" + kind, None)
+        if handler is not None:
+            handler(record)
+
+    def on_first_chooser(self, r: Record) -> None:
+        self.chooser = r["seat"]
+        how = self.words.get(f"how.{r['how']}", str(r["how"]))
+        self.say("first", name=self.name(r["seat"]), how=how)
+
+    def on_round_started(self, r: Record) -> None:
+        self.end_block()
+        self.lines.append("")
+        self.say("round", n=r["round"], name=r["name"])
+        self.round_shown = True
+        self.round_opening = True
+
+    def on_question(self, r: Record) -> None:
+        self.end_block()
+        self.round_opening = False
+        if not self.round_shown and self.shootout is None:
+            # The first round starts with the game: no round_started announces it.
+            self.lines.append("")
+            self.say("round", n=r["round"], name=self.rounds[r["round"] - 1].name)
+            self.round_shown = True
+        self.count += 1
+        self.in_question = True
+        self.signal = None
+        self.special = None
+        self.scored = False
+        self.closed = False
+        theme = self.theme_title(r["round"], r["theme"])
+        line = self.words["question"].format(
+            n=self.count, t=seconds_text(r["t"]), theme=theme, price=r["price"]
+        )
+        if self.chooser is not None and self.shootout is None:
+            # The shootout's questions go in order (C2003-2.8-D2): nobody chooses them.
+            line += self.words["chosen_by"].format(name=self.name(self.chooser))
+        self.lines.append(line)
+
+    def theme_title(self, round_no: int, theme: int) -> str:
+        if 1 <= round_no <= len(self.rounds):
+            titles = self.rounds[round_no - 1].themes
+            if 1 <= theme <= len(titles) and titles[theme - 1] != str(theme):
+                return f"{theme} «{titles[theme - 1]}»"
+        return str(theme)
+
+    def on_special(self, r: Record) -> None:
+        self.special = str(r["kind"])
+        if self.special == "stake":
+            self.say("stake", name=self.name(r["opener"]))
+            self.bids = []
+
+    def on_bid(self, r: Record) -> None:
+        text = self.words["bid"].format(name=self.name(r["seat"]), amount=r["amount"])
+        if r.get("forced"):
+            text += self.words["bid.forced"]
+        elif r.get("all_in"):
+            text += self.words["bid.all_in"]
+        self.bids.append(text)
+
+    def on_pass(self, r: Record) -> None:
+        key = "pass.auto" if r.get("auto") else "pass"
+        self.bids.append(self.words[key].format(name=self.name(r["seat"])))
+
+    def on_stake_won(self, r: Record) -> None:
+        if self.bids:
+            self.say("bids", bids=", ".join(self.bids))
+            self.bids = []
+        self.say("stake_won", name=self.name(r["seat"]), stake=r["stake"])
+
+    def on_cat_given(self, r: Record) -> None:
+        self.say("cat", giver=self.name(r["from"]), receiver=self.name(r["to"]))
+
+    def on_cat_prices(self, r: Record) -> None:
+        self.say("cat_prices", options=self.words["or"].join(str(o) for o in r["options"]))
+
+    def on_false_start(self, r: Record) -> None:
+        self.say(
+            "false_start",
+            name=self.name(r["seat"]),
+            t=seconds_text(r["t"]),
+            until=seconds_text(r["locked_until"]),
+        )
+
+    def on_window_opened(self, r: Record) -> None:
+        if self.signal is None:
+            self.signal = float(r["t"])
+            self.say("signal", t=seconds_text(r["t"]))
+
+    def on_window_closed(self, r: Record) -> None:
+        self.closed = True
+        self.say("window_closed", t=seconds_text(r["t"]))
+
+    def on_reading_resumed(self, r: Record) -> None:
+        self.say("resumed")
+
+    def on_tie(self, r: Record) -> None:
+        self.say("tie", names=self.names_of(r["seats"]), t=seconds_text(r["t"]))
+
+    def on_recognized(self, r: Record) -> None:
+        seat = r["seat"]
+        if self.special == "sponsor" and not self.scored:
+            self.say("sponsor", name=self.name(seat))
+            return
+        if self.special is not None or not self.in_question:
+            return  # the one player of a special question, named above: no buttons (A-G4)
+        self.flush_press()
+        self.flush_others()
+        t = float(r["t"])
+        if self.signal is None or t < self.signal:
+            when = self.words["reading"]
+        else:
+            when = self.words["after_signal"].format(delay=f"{t - self.signal:.3f}")
+        fields = {"name": self.name(seat), "t": seconds_text(t), "when": when}
+        self.press = {"fields": fields, "behind": []}
+
+    def on_ignored(self, r: Record) -> None:
+        reason = str(r["reason"])
+        behind = r.get("behind_us")
+        if behind is not None and self.press is not None:
+            self.press["behind"].append((int(behind), r["seat"], reason))
+            return
+        if reason == "already_recognized":
+            return  # the answering player pressing again says nothing
+        label = self.words.get(f"reason.{reason}", reason)
+        if behind is not None:
+            label = self.words["behind"].format(margin=margin_text(int(behind), self.lang))
+        when = f"{seconds_text(r['t'])} {self.words['sec']}"
+        self.others.append(f"{self.name(r['seat'])} {when} ({label})")
+
+    def flush_others(self) -> None:
+        if self.others:
+            others, self.others = self.others, []
+            self.lines.append(self.words["ignored"].format(presses="; ".join(others)))
+
+    def on_score(self, r: Record) -> None:
+        seat, delta, score = r["seat"], int(r["delta"]), int(r["score"])
+        self.scores[seat] = score
+        fields = {"name": self.name(seat), "delta": _signed(delta), "score": _number(score)}
+        if self.adjusting == "undone":
+            self.say("undone_score", **fields)
+            return
+        if self.adjusting is not None:
+            key, self.adjusting = self.adjusting, None
+            self.say(key, reason=self.reason, **fields)
+            return
+        self.scored = True
+        if self.final_stake is not None and self.final_stake == 0:
+            self.say("zero", **fields)
+        elif delta > 0:
+            self.say("right", **fields)
+        elif delta < 0:
+            self.say("wrong", **fields)
+        else:
+            self.say("wrong_free", **fields)
+        self.final_stake = None
+
+    def on_chooser(self, r: Record) -> None:
+        self.chooser = r["seat"]
+        if self.round_opening:
+            # C2003-2.3.2, TV-G-4: a new round's first choice goes to the lowest score.
+            self.say("round_chooser", name=self.name(r["seat"]))
+
+    def on_correction(self, r: Record) -> None:
+        self.adjusting = "correction"
+        self.reason = " ".join(str(r.get("reason", "")).split()) or "—"
+
+    def on_objection(self, r: Record) -> None:
+        self.adjusting = "objection"
+
+    def on_undone(self, r: Record) -> None:
+        self.adjusting = "undone"
+        self.undone_at = r["t"]
+        self.say("undone", line=r["line"])
+
+    def on_overtaken(self, r: Record) -> None:
+        self.say("overtaken", line=r["line"], reason=r["reason"])
+
+    def on_source_fault(self, r: Record) -> None:
+        state = "back" if r.get("state") == "back" else "stalled"
+        self.say(f"fault.{state}", source=r["source"], detail=r.get("detail") or "—")
+
+    def on_round_time_up(self, r: Record) -> None:
+        self.end_block()
+        self.say("time_up", round=r["round"])
+
+    def on_lot(self, r: Record) -> None:
+        self.say("lot", names=self.names_of(r["seats"]), name=self.name(r["winner"]))
+        self.round_opening = False  # the line says who chooses, and why
+
+    def on_youngest(self, r: Record) -> None:
+        self.say("youngest", names=self.names_of(r["seats"]), name=self.name(r["winner"]))
+        self.round_opening = False
+
+    def on_final_started(self, r: Record) -> None:
+        self.end_block()
+        self.lines.append("")
+        self.say("final", names=self.names_of(r["seats"]), themes=r["themes"])
+
+    def on_final_removed(self, r: Record) -> None:
+        self.say("final.removed", name=self.name(r["seat"]), theme=r["theme"])
+
+    def on_final_theme(self, r: Record) -> None:
+        self.say("final.theme", theme=r["theme"])
+
+    def on_final_question(self, r: Record) -> None:
+        self.say("final.order", names=self.names_of(r["judge_order"]))
+
+    def on_final_timer(self, r: Record) -> None:
+        self.say("final.timer", until=seconds_text(r["until"]))
+
+    def on_final_stake(self, r: Record) -> None:
+        self.final_stake = int(r["stake"])
+        self.say("final.stake", name=self.name(r["seat"]), stake=r["stake"])
+
+    def on_final_reconsidered(self, r: Record) -> None:
+        self.say("reconsidered")
+
+    def on_shootout_started(self, r: Record) -> None:
+        self.end_block()
+        self.lines.append("")
+        self.say("shootout", n=r["number"], names=self.names_of(r["seats"]))
+        self.shootout = dict.fromkeys(r["seats"], 0)
+
+    def on_shootout_score(self, r: Record) -> None:
+        self.scored = True
+        if self.shootout is not None:
+            self.shootout[r["seat"]] = int(r["score"])
+        self.say(
+            "shootout.right" if int(r["delta"]) > 0 else "shootout.wrong",
+            name=self.name(r["seat"]),
+            delta=_signed(int(r["delta"])),
+            score=_number(int(r["score"])),
+        )
+
+    def on_tie_for_first(self, r: Record) -> None:
+        self.end_block()
+        self.shootout = None
+        self.lines.append("")
+        self.say("tie_for_first", names=self.names_of(r["seats"]))
+
+    def on_game_over(self, r: Record) -> None:
+        self.end_block()
+        self.shootout = None
+        self.over = True
+        self.winner = r.get("winner")
+
+    def finish(self) -> str:
+        self.end_block()
+        self.flush_others()
+        self.lines.append("")
+        ranked = sorted(self.scores.items(), key=lambda item: (-item[1], item[0]))
+        board = " · ".join(f"{self.name(s)} {_number(v)}" for s, v in ranked)
+        self.say("result", scores=board)
+        if not self.over:
+            self.say("not_over")
+        elif self.winner is None:
+            self.say("no_winner")
+        else:
+            self.say("winner", name=self.name(self.winner))
+        return "\n".join(self.lines) + "\n"
