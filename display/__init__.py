@@ -11,6 +11,8 @@ Modules (see ``docs/display.md``):
 - :mod:`display.layout`, :mod:`display.text`, :mod:`display.palette`, :mod:`display.i18n`;
 - :mod:`display.qr` — a small QR encoder (byte mode) for the panel address;
 - :mod:`display.sounds` — synthesised cues through ``pygame.mixer``;
+- :mod:`display.packages`, :mod:`display.media` — the package's side of the board:
+  texts, pictures decoded safely, the question's sound, a cat's theme, the final;
 - :mod:`display.app` — the window / full-screen loop; :mod:`display.commands` — ``svoyak display``.
 
 Importing this package does not import pygame.

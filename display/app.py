@@ -26,6 +26,8 @@ from typing import Any
 import pygame
 
 from display.i18n import LANGUAGES
+from display.media import AudioBackend, BoardMedia, MixerMusic, Shown
+from display.packages import PackageTexts
 from display.renderer import Renderer
 from display.scene import Facts, Memory, Scene, StartInfo
 from display.sounds import SoundConfig, Sounds, cues_for
@@ -111,6 +113,9 @@ class BoardApp:
         self.question_text: str | None = None
         self.image: pygame.Surface | None = None
         self.final_theme_names: tuple[str, ...] = ()
+        #: The package's media for the current snapshot (see :meth:`use_package`).
+        self.media: BoardMedia | None = None
+        self._shown = Shown()
         self.renderer: Renderer | None = None
         self.sounds: Sounds | None = None
         self.screen: pygame.Surface | None = None
@@ -133,10 +138,27 @@ class BoardApp:
         self.publish([], controller.snapshot())
 
     def set_question(self, text: str | None, image: pygame.Surface | None = None) -> None:
-        """The current question's text and picture, from the package (the snapshot has none)."""
+        """The current question's text and picture, by hand (without :meth:`use_package`)."""
         with self._lock:
             self.question_text = text
             self.image = image
+
+    def use_package(self, texts: PackageTexts, audio: AudioBackend | None = None) -> None:
+        """Show the package's side of every snapshot: the question's text and pictures,
+        its sound played here, a cat's package theme and price, the final's answer.
+
+        Call it before :meth:`run`, on the main thread. The pictures are decoded
+        and the sound started on the main thread too, as snapshots arrive
+        (:class:`display.media.BoardMedia`). ``audio`` replaces the player of
+        ``pygame.mixer.music`` (tests); a board without sounds or muted plays none.
+        """
+        if audio is None and self._want_sounds and not self.config.sound.mute:
+            audio = MixerMusic()
+        if self.media is not None:
+            self.media.close()
+        self.media = BoardMedia(texts, audio, self.config.sound.volume)
+        self.final_theme_names = texts.final_themes
+        self._shown = self.media.update(self.snapshot)
 
     # -- the screen's side (the main thread) ----------------------------------------------
 
@@ -169,6 +191,19 @@ class BoardApp:
 
     def scene(self) -> Scene:
         start = self.start if self.show_start else None
+        if self.media is not None:
+            shown = self._shown
+            return Scene(
+                self.snapshot,
+                self.facts,
+                question_text=shown.text,
+                final_theme_names=self.final_theme_names,
+                start=start,
+                images=shown.images,
+                media_notes=shown.notes,
+                cat=shown.cat,
+                answer_text=shown.answer,
+            )
         return Scene(
             self.snapshot,
             self.facts,
@@ -192,6 +227,8 @@ class BoardApp:
             begun = int(version) > 0 if version is not None else bool(decisions)
             if begun and self.show_start:
                 self.show_start = False  # the first input of the game: the start screen goes
+        if pending and self.media is not None:
+            self._shown = self.media.update(self.snapshot)
         return cues
 
     def handle(self, event: pygame.event.Event) -> None:
@@ -246,6 +283,8 @@ class BoardApp:
             clock.tick(self.config.fps)
 
     def close(self) -> None:
+        if self.media is not None:
+            self.media.close()
         if pygame.mixer.get_init():
             pygame.mixer.quit()
         pygame.display.quit()

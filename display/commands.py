@@ -4,7 +4,8 @@ Keep this module light: it is imported every time ``svoyak`` parses its
 arguments, so the handlers import pygame and the rest when they run.
 
 - ``svoyak display replay JOURNAL`` — play a journal on the screen in its own time;
-- ``svoyak display shot JOURNAL OUT.png`` — one frame of a journal as a PNG;
+- ``svoyak display shot JOURNAL OUT.png`` — one frame of a journal as a PNG
+  (``--screen start``: the start screen of its game, with ``--url``'s QR code);
 - ``svoyak display sounds`` — play the four cues (a speaker check).
 """
 
@@ -45,8 +46,9 @@ def add_commands(subparsers: Any) -> None:
     replay.add_argument("journal", help="JSON Lines journal or a game's SQLite journal")
     replay.add_argument("--speed", type=float, default=1.0, help="time factor (2 = twice as fast)")
     _screen_options(replay)
-    replay.add_argument("--pin", help="show the start screen with this host PIN first")
-    replay.add_argument("--url", help="the panel address for the start screen's QR code")
+    replay.add_argument(
+        "--url", help="show the start screen first, with this panel address and its QR code"
+    )
     replay.add_argument("--mute", action="store_true", help="no sounds")
     replay.add_argument("--volume", type=float, default=0.8, help="0..1 (default 0.8)")
     replay.add_argument("--hold", type=float, default=3.0, help="seconds to stay after the end")
@@ -62,6 +64,13 @@ def add_commands(subparsers: Any) -> None:
     shot.add_argument("--size", type=_size, default=(1920, 1080), help="WIDTHxHEIGHT")
     shot.add_argument("--lang", choices=("ru", "en"), default="ru")
     shot.add_argument("--font", help="a TTF file instead of the bundled font")
+    shot.add_argument(
+        "--screen",
+        choices=("game", "start"),
+        default="game",
+        help="game: the journal's moment (default); start: the start screen of its game",
+    )
+    shot.add_argument("--url", help="the panel address the start screen shows (with its QR)")
     shot.set_defaults(handler=_cmd_shot)
 
     sounds = actions.add_parser("sounds", help="play the four cues one after another")
@@ -106,9 +115,16 @@ def _cmd_shot(args: argparse.Namespace) -> int:
     player, texts = loaded
     import pygame
 
+    from display.media import BoardMedia
     from display.renderer import render
-    from display.scene import Scene
+    from display.scene import Scene, StartInfo
 
+    if args.screen == "start":
+        # Before the first input: the players are known, the game not begun.
+        pygame.font.init()
+        start = StartInfo(url=args.url, title=player.setup.rules.title)
+        scene = Scene(player.snapshot(), start=start)
+        return _save(render(scene, args.size, 0, args.lang, args.font), args.output)
     if args.at is not None:
         player.advance(round(args.at * 1e9))
     elif args.line is not None:
@@ -117,18 +133,32 @@ def _cmd_shot(args: argparse.Namespace) -> int:
     else:
         player.advance(player.end)
     snapshot = player.snapshot()
+    pygame.font.init()
+    # The package's side, as the live board shows it; nothing is played in a picture.
+    media = BoardMedia(texts)
+    shown = media.update(snapshot)
+    for error in media.errors:
+        print(f"svoyak display shot: {error}", file=sys.stderr)
     scene = Scene(
         snapshot,
         player.facts(),
-        question_text=texts.question(snapshot),
+        question_text=shown.text,
         final_theme_names=texts.final_themes,
+        images=shown.images,
+        media_notes=shown.notes,
+        cat=shown.cat,
+        answer_text=shown.answer,
     )
-    pygame.font.init()
-    surface = render(scene, args.size, player.now, args.lang, args.font)
+    return _save(render(scene, args.size, player.now, args.lang, args.font), args.output)
+
+
+def _save(surface: Any, output: str) -> int:
+    import pygame
+
     try:
-        pygame.image.save(surface, args.output)
+        pygame.image.save(surface, output)
     except (pygame.error, OSError) as exc:
-        print(f"svoyak display shot: cannot write {args.output}: {exc}", file=sys.stderr)
+        print(f"svoyak display shot: cannot write {output}: {exc}", file=sys.stderr)
         return 2
     return 0
 
@@ -159,9 +189,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"svoyak display replay: {exc}", file=sys.stderr)
         return 2
-    start = (
-        StartInfo(args.pin, args.url, player.setup.rules.title) if args.pin or args.url else None
-    )
+    start = StartInfo(url=args.url, title=player.setup.rules.title) if args.url else None
     started = time.monotonic_ns()
     speed = float(args.speed)
 
@@ -170,16 +198,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
     app = BoardApp(config, start=start, clock=game_time)
     app.open()
+    app.use_package(texts)
     app.publish(list(player.core.started), player.snapshot())
     finished_at: list[int] = []
 
     def step() -> bool:
         decisions = player.advance(game_time())
         if decisions:
-            snapshot = player.snapshot()
-            app.set_question(texts.question(snapshot))
-            app.final_theme_names = texts.final_themes
-            app.publish(decisions, snapshot)
+            app.publish(decisions, player.snapshot())
         if player.done and not finished_at:
             finished_at.append(time.monotonic_ns())
         return bool(finished_at) and time.monotonic_ns() - finished_at[0] > args.hold * 1e9

@@ -18,6 +18,14 @@ _STRINGS: Mapping[str, Mapping[str, str]] = MappingProxyType(
         "round": {"ru": "Раунд {n}", "en": "Round {n}"},
         "pin": {"ru": "PIN ведущего", "en": "Host PIN"},
         "panel": {"ru": "Пульт ведущего", "en": "Host panel"},
+        "panel_scan": {
+            "ru": "Пульт ведущего — по QR-коду",
+            "en": "The host's panel: scan the QR code",
+        },
+        "pin_elsewhere": {
+            "ru": "PIN знает только ведущий",
+            "en": "Only the host knows the PIN",
+        },
         "players": {"ru": "Игроки", "en": "Players"},
         "waiting": {"ru": "Ждём начала игры", "en": "Waiting for the game to start"},
         "chooses": {"ru": "выбирает", "en": "chooses"},
@@ -67,6 +75,34 @@ _STRINGS: Mapping[str, Mapping[str, str]] = MappingProxyType(
         "seat": {"ru": "Игрок {n}", "en": "Player {n}"},
         "ms": {"ru": "мс", "en": "ms"},
         "us": {"ru": "мкс", "en": "µs"},
+        # A question's media the board does not show (display.scene.NOTE_*).
+        "note_audio": {"ru": "Аудиовопрос", "en": "Audio question"},
+        "note_audio_failed": {
+            "ru": "Аудиовопрос: звук не воспроизводится на табло",
+            "en": "Audio question: the board cannot play the sound",
+        },
+        "note_video": {
+            "ru": "Видеовопрос: видео не воспроизводится на табло",
+            "en": "Video question: the board does not play video",
+        },
+        "note_html": {
+            "ru": "HTML-вопрос: на табло не показывается",
+            "en": "HTML question: not shown on the board",
+        },
+        "note_link": {
+            "ru": "Медиа по ссылке: на табло не показывается",
+            "en": "Media from a web address: not shown on the board",
+        },
+        "image_broken": {"ru": "Картинка не открывается", "en": "The picture cannot be shown"},
+        # The cat in the bag as the package states it.
+        "cat_theme": {"ru": "Тема кота", "en": "The cat's theme"},
+        "cat_value": {"ru": "Стоимость: {value}", "en": "Value: {value}"},
+        "cat_range_step": {"ru": "от {a} до {b}, шаг {step}", "en": "{a} to {b}, step {step}"},
+        "cat_extremes": {
+            "ru": "минимум или максимум раунда",
+            "en": "the round's lowest or highest",
+        },
+        "final_answer": {"ru": "Правильный ответ: {answer}", "en": "Right answer: {answer}"},
     }
 )
 

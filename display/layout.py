@@ -102,7 +102,9 @@ class Layout:
         themes = max(1, themes)
         prices = max(1, prices)
         gap = self.gap
-        theme_w = _r(area.width * max(0.24, 0.42 - 0.03 * prices))
+        # The theme column gives way as columns are added (SIGame rounds reach 15):
+        # from 27 % of the width at 5 prices down to 20 % from 8 on.
+        theme_w = _r(area.width * max(0.2, 0.42 - 0.03 * prices))
         cell_w = (area.width - theme_w - gap * prices) / prices
         row_h = (area.height - gap * (themes - 1)) / themes
         theme_cells: list[pygame.Rect] = []

@@ -33,6 +33,12 @@ from display.scene import Scene, screen_kind
 from display.text import Fitted, Fonts, TextCache, fit, fit_line
 
 NS_PER_S = 1_000_000_000
+#: Lines a theme name may wrap to on the board (then it shrinks).
+THEME_LINES = 4
+#: A question text up to this long under a picture is a caption: the picture gets more room.
+SHORT_CAPTION = 60
+#: Scaled pictures kept: a question's worth (display.media.MAX_IMAGES), twice over.
+MAX_PICTURES = 8
 
 Paint = Callable[[pygame.Rect, Any], None]
 
@@ -81,7 +87,10 @@ class Renderer:
         self._fits: OrderedDict[tuple[Any, ...], Fitted] = OrderedDict()
         self._spans: OrderedDict[tuple[str, int], int] = OrderedDict()
         self._qr: dict[tuple[str, int], pygame.Surface] = {}
-        self._images: dict[tuple[int, int, int], pygame.Surface] = {}
+        #: (id of the source, width, height) → (the source, its scaled copy); the
+        #: source is kept so that a new picture reusing a freed one's id is not
+        #: taken for it.
+        self._images: dict[tuple[int, int, int], tuple[pygame.Surface, pygame.Surface]] = {}
         self._podium_rects: dict[int, list[Podium]] = {}
         self.surface = surface
         self.layout = Layout(*surface.get_size())
@@ -179,7 +188,15 @@ class Renderer:
         elif kind == screens.FINAL_STAKES:
             out.append(self._question(scene, fallback=self._final_theme(scene)))
         elif kind == screens.FINAL_JUDGING:
-            out.append(self._rows("rows", layout.main, self._judging_rows(scene)))
+            rows = self._judging_rows(scene)
+            if scene.question_text or scene.pictures or scene.media_notes:
+                # The final's question is asked once every stake is in: it stays up,
+                # above the stakes being revealed, until the last verdict.
+                top, rest = self._split(layout.main, 0.5)
+                out.append(self._question(scene, area=top))
+                out.append(self._rows("rows", rest, rows))
+            else:
+                out.append(self._rows("rows", layout.main, rows))
         elif kind == screens.OVER:
             out.extend(self._over(scene))
         return out
@@ -256,11 +273,15 @@ class Renderer:
             layout.font_small,  # statuses differ in length: each fits on its own
         )
 
-    def _question(self, scene: Scene, fallback: str | None = None) -> Widget:
+    def _question(
+        self, scene: Scene, fallback: str | None = None, area: pygame.Rect | None = None
+    ) -> Widget:
         snapshot = scene.snapshot or {}
-        text = scene.question_text
+        text = scene.question_text or ""
+        pictures = scene.pictures
+        notes = tuple(view.media_lines(scene, self.lang))
         colour = palette.WHITE
-        if not text:
+        if not text and not pictures and not notes:
             if fallback is not None:
                 text = fallback
             else:
@@ -268,9 +289,10 @@ class Renderer:
                 theme = view.cell_theme(snapshot, self.lang)
                 text = theme if price is None else f"{theme}\n{number(price)}"
             colour = palette.GOLD
-        image = scene.image
-        key = (text, colour, None if image is None else id(image), image)
-        return Widget("question", self.layout.body, key, self._paint_question)
+        # A sound and nothing to look at: a note drawn large says "listen".
+        icon = screens.NOTE_AUDIO in scene.media_notes and not pictures and not text
+        key = (text, colour, pictures, notes, icon)
+        return Widget("question", area or self.layout.body, key, self._paint_question)
 
     def _bidding(self, scene: Scene) -> list[Widget]:
         snapshot = scene.snapshot or {}
@@ -321,15 +343,20 @@ class Renderer:
         else:
             receiver = facts.cat_to if facts.cat_to is not None else snapshot.get("answering")
             line = tr("cat_to", lang, name=view.player_name(snapshot, receiver, lang))
-            options = facts.cat_options
-            detail = tr("cat_price", lang)
-            if len(options) == 2:
-                a, b = (number(v) for v in options)
-                detail = f"{detail}: {tr('cat_options', lang, a=a, b=b)}"
-        top, rest = self._split(self.layout.main, 0.45)
+            detail = view.cat_value(scene, lang)
+        theme = view.cat_theme(scene)
+        if not theme:
+            top, rest = self._split(self.layout.main, 0.45)
+            return [
+                Widget("headline", top, (tr("cat_title", lang), ""), self._paint_headline),
+                Widget("catline", rest, (line, detail), self._paint_headline),
+            ]
+        # The package's own theme for the cat (TV-S-CAT-2: not the cell's), large and
+        # white under its label; who has the cat and its value below, as without it.
+        top, bottom = self._split(self.layout.main, 0.5)
         return [
-            Widget("headline", top, (tr("cat_title", lang), ""), self._paint_headline),
-            Widget("catline", rest, (line, detail), self._paint_headline),
+            Widget("headline", top, (tr("cat_theme", lang), theme), self._paint_labelled),
+            Widget("catline", bottom, (line, detail), self._paint_headline),
         ]
 
     def _final_theme(self, scene: Scene) -> str:
@@ -400,6 +427,17 @@ class Renderer:
             )
             for i, (name, score, negative) in enumerate(view.ranking(snapshot, lang))
         ]
+        answer = view.final_answer(scene, lang)
+        if answer:
+            # The final's right answer, now that every verdict is in, between the
+            # winner and the scores.
+            top, rest = self._split(self.layout.main, 0.32)
+            line, rest = self._split(rest, 0.2)
+            return [
+                Widget("headline", top, headline, self._paint_winner),
+                Widget("answer", line, (answer, view.TONE_GOLD), self._paint_answer),
+                self._rows("rows", rest, rows),
+            ]
         top, rest = self._split(self.layout.main, 0.4)
         return [
             Widget("headline", top, headline, self._paint_winner),
@@ -421,7 +459,7 @@ class Renderer:
         snapshot = scene.snapshot or {}
         players = tuple(str(p) for p in snapshot.get("players") or ())
         title = start.title or ""
-        key = (start.pin or "", start.url or "", title, players)
+        key = (start.url or "", title, players)
         return [Widget("start", self.layout.screen, key, self._paint_start)]
 
     # -- painting -----------------------------------------------------------------
@@ -558,28 +596,34 @@ class Renderer:
         theme_cells, rows = layout.grid(len(themes), len(prices))
         if not rows or not rows[0]:
             return
-        cell = rows[0][0]
         pad = layout.gap * 2
-        widest = max((number(p) for p in prices), key=lambda s: self.fonts.width(s, 40), default="")
-        price_fit = self._fit(
-            widest, cell.width - 2 * pad, cell.height - pad, layout.font_price, layout.font_min, 1
-        )
-        price_size = price_fit.size
+        labels, price_size = self._price_labels(prices, rows)
         theme_h = theme_cells[0].height - pad if theme_cells else 0
         theme_w = theme_cells[0].width - 2 * pad if theme_cells else 0
+        # No size at which a word would be split across lines ("Дополнитель / но"):
+        # the longest word of any theme sets the ceiling, unless it fits at no size.
+        words = [w for t in themes for w in t.split()]
+        longest = max(words, key=lambda w: self.fonts.width(w, 40), default="")
+        ceiling = layout.font_theme
+        if longest:
+            ceiling = self._fit(
+                longest, theme_w, theme_h, layout.font_theme, layout.font_min, 1
+            ).size
         # One size for all theme names (the smallest best fit): the column reads evenly.
         theme_size = min(
             (
-                self._fit(t, theme_w, theme_h, layout.font_theme, layout.font_min, 3).size
+                self._fit(t, theme_w, theme_h, ceiling, layout.font_min, THEME_LINES).size
                 for t in themes
             ),
-            default=layout.font_theme,
+            default=ceiling,
         )
         for r, (theme_cell, row) in enumerate(zip(theme_cells, rows, strict=True)):
             surface.fill(palette.THEME_CELL, theme_cell)
             title = themes[r] if r < len(themes) else ""
             inner = theme_cell.inflate(-2 * pad, -pad)
-            fitted = self._fit(title, inner.width, inner.height, theme_size, layout.font_min, 3)
+            fitted = self._fit(
+                title, inner.width, inner.height, theme_size, layout.font_min, THEME_LINES
+            )
             self._blit_fitted(fitted, inner, palette.WHITE, palette.THEME_CELL)
             for c, box in enumerate(row):
                 price = prices[c]
@@ -587,26 +631,78 @@ class Renderer:
                     surface.fill(palette.CELL_PLAYED, box)
                     continue
                 surface.fill(palette.CELL, box)
-                image = self.text.render(number(price), price_size, palette.GOLD, palette.CELL)
+                image = self.text.render(labels[c], price_size, palette.GOLD, palette.CELL)
                 surface.blit(image, image.get_rect(center=box.center))
 
+    def _price_labels(
+        self, prices: tuple[int, ...], rows: list[list[pygame.Rect]]
+    ) -> tuple[list[str], int]:
+        """The board's price labels and their one font size, fitted to the narrowest cell.
+
+        With many columns (SIGame rounds reach 15) the cells are narrow and tall:
+        the side padding shrinks with the cell, and should grouped digits
+        (``10 000``) still not fit whole, the digits go ungrouped (``10000``).
+        A price is never cut short while it can be drawn at the smallest size.
+        """
+        layout = self.layout
+        cells = rows[0]
+        width = min(box.width for box in cells)
+        height = min(box.height for box in cells)
+        pad_x = max(1, min(layout.gap * 2, width // 12))
+        pad_y = layout.gap * 2
+        fitted: Fitted | None = None
+        labels: list[str] = []
+        for style in (number, str):
+            labels = [style(p) for p in prices]
+            widest = max(labels, key=lambda s: self.fonts.width(s, 40), default="")
+            fitted = self._fit(
+                widest, width - 2 * pad_x, height - pad_y, layout.font_price, layout.font_min, 1
+            )
+            if fitted.lines == (widest,):
+                break
+        assert fitted is not None
+        return labels, fitted.size
+
     def _paint_question(
-        self, rect: pygame.Rect, key: tuple[str, RGB, int | None, pygame.Surface | None]
+        self,
+        rect: pygame.Rect,
+        key: tuple[str, RGB, tuple[pygame.Surface | None, ...], tuple[str, ...], bool],
     ) -> None:
-        text, colour, _, image = key
+        text, colour, pictures, notes, icon = key
         layout = self.layout
         surface = self.surface
         surface.fill(palette.BACKGROUND, rect)
         inner = rect.inflate(-4 * layout.margin, -2 * layout.margin)
-        text_box = inner
-        if image is not None:
-            image_box = (
-                inner
-                if not text
-                else pygame.Rect(inner.left, inner.top, inner.width, inner.height * 62 // 100)
+        if not text and not pictures and notes:
+            # Nothing else to show: what the board cannot play is the message, in gold.
+            if icon:
+                top, inner = self._split(inner, 0.45)
+                self._draw_note_icon(top, palette.GOLD)
+            fitted = self._fit(
+                "\n".join(notes),
+                inner.width,
+                inner.height,
+                layout.font_question,
+                layout.font_question_min,
+                None,
             )
-            scaled = self._scaled(image, image_box.width, image_box.height)
-            surface.blit(scaled, scaled.get_rect(center=image_box.center))
+            self._blit_fitted(fitted, inner, palette.GOLD, palette.BACKGROUND)
+            return
+        if notes:
+            # One line per note above everything else ("Видеовопрос: …", then the
+            # question), in the status line's size.
+            line_h = min(layout.status.height, inner.height // 4)
+            for i, note in enumerate(notes):
+                box = pygame.Rect(inner.left, inner.top + i * line_h, inner.width, line_h)
+                self._line(note, box, layout.font_status, palette.GOLD, palette.BACKGROUND)
+            below = inner.top + line_h * len(notes) + layout.margin
+            inner = pygame.Rect(inner.left, below, inner.width, max(0, inner.bottom - below))
+        text_box = inner
+        if pictures:
+            # The picture is the question: a short caption leaves it more room.
+            share = 100 if not text else 74 if len(text) <= SHORT_CAPTION else 62
+            image_box = pygame.Rect(inner.left, inner.top, inner.width, inner.height * share // 100)
+            self._paint_pictures(image_box, pictures)
             text_box = pygame.Rect(
                 inner.left,
                 image_box.bottom + layout.margin,
@@ -624,20 +720,80 @@ class Renderer:
             )
             self._blit_fitted(fitted, text_box, colour, palette.BACKGROUND)
 
+    def _paint_pictures(
+        self, area: pygame.Rect, pictures: tuple[pygame.Surface | None, ...]
+    ) -> None:
+        """Pictures side by side (or in a grid: whichever shows them largest), each
+        scaled to fit its share; a picture that failed to decode is a placeholder."""
+        if area.width <= 0 or area.height <= 0:
+            return
+        gap = self.layout.margin
+        sizes = [(4, 3) if p is None else p.get_size() for p in pictures]
+        boxes = picture_boxes(area, sizes, gap)
+        for picture, box in zip(pictures, boxes, strict=True):
+            if picture is None:
+                self._paint_placeholder(box)
+                continue
+            scaled = self._scaled(picture, box.width, box.height)
+            self.surface.blit(scaled, scaled.get_rect(center=box.center))
+
+    def _paint_placeholder(self, box: pygame.Rect) -> None:
+        """Where a picture should be: a framed 4:3 panel that says it cannot be shown."""
+        width = min(box.width, box.height * 4 // 3)
+        height = min(box.height, width * 3 // 4)
+        panel = pygame.Rect(0, 0, width, height)
+        panel.center = box.center
+        if width < 4 or height < 4:
+            return
+        self.surface.fill(palette.PODIUM, panel)
+        pygame.draw.rect(self.surface, palette.MUTED, panel, max(1, self.layout.gap))
+        inner = panel.inflate(-2 * self.layout.margin, -2 * self.layout.margin)
+        fitted = self._fit(
+            tr("image_broken", self.lang),
+            inner.width,
+            inner.height,
+            self.layout.font_status,
+            self.layout.font_min,
+            None,
+        )
+        self._blit_fitted(fitted, inner, palette.MUTED, palette.PODIUM)
+
+    def _draw_note_icon(self, box: pygame.Rect, colour: RGB) -> None:
+        """A quaver drawn with shapes (the bundled font has no ♪): a sound is playing."""
+        side = min(box.width, box.height) * 9 // 10
+        if side < 12:
+            return
+        unit = side / 10
+        left = box.centerx - round(2.5 * unit)
+        top = box.centery - side // 2
+        head = pygame.Rect(left, top + round(7 * unit), round(4 * unit), round(3 * unit))
+        pygame.draw.ellipse(self.surface, colour, head)
+        stem_x = head.right - max(2, round(0.8 * unit))
+        stem = pygame.Rect(stem_x, top, max(2, round(0.8 * unit)), round(8.5 * unit))
+        self.surface.fill(colour, stem)
+        flag = [
+            (stem.right, top),
+            (stem.right + round(3.5 * unit), top + round(3 * unit)),
+            (stem.right + round(3 * unit), top + round(4.5 * unit)),
+            (stem.right, top + round(2.2 * unit)),
+        ]
+        pygame.draw.polygon(self.surface, colour, flag)
+
     def _scaled(self, image: pygame.Surface, width: int, height: int) -> pygame.Surface:
         key = (id(image), width, height)
-        scaled = self._images.get(key)
-        if scaled is None:
-            w, h = image.get_size()
-            factor = min(width / max(1, w), height / max(1, h))
-            size = (max(1, int(w * factor)), max(1, int(h * factor)))
-            try:
-                scaled = pygame.transform.smoothscale(image, size)
-            except ValueError:  # smoothscale needs 24- or 32-bit pixels
-                scaled = pygame.transform.scale(image, size)
-            if len(self._images) >= 8:  # a picture per question: keep only the recent ones
-                self._images.clear()
-            self._images[key] = scaled
+        cached = self._images.get(key)
+        if cached is not None and cached[0] is image:
+            return cached[1]
+        w, h = image.get_size()
+        factor = min(width / max(1, w), height / max(1, h))
+        size = (max(1, int(w * factor)), max(1, int(h * factor)))
+        try:
+            scaled = pygame.transform.smoothscale(image, size)
+        except ValueError:  # smoothscale needs 24- or 32-bit pixels
+            scaled = pygame.transform.scale(image, size)
+        if len(self._images) >= 2 * MAX_PICTURES:  # a question's pictures: keep the recent
+            self._images.clear()
+        self._images[key] = (image, scaled)
         return scaled
 
     def _paint_status(self, rect: pygame.Rect, key: tuple[str, str]) -> None:
@@ -651,6 +807,24 @@ class Renderer:
                 _TONES.get(tone, palette.WHITE),
                 palette.BACKGROUND,
             )
+
+    def _paint_labelled(self, rect: pygame.Rect, key: tuple[str, str]) -> None:
+        """A small muted label over a large white value (the cat's theme)."""
+        label, value = key
+        layout = self.layout
+        self.surface.fill(palette.BACKGROUND, rect)
+        top, bottom = self._split(rect, 0.3)
+        self._line(label, top, layout.font_status, palette.MUTED, palette.BACKGROUND)
+        fitted = self._fit(value, bottom.width, bottom.height, layout.font_big, layout.font_min, 2)
+        self._blit_fitted(fitted, bottom, palette.WHITE, palette.BACKGROUND)
+
+    def _paint_answer(self, rect: pygame.Rect, key: tuple[str, str]) -> None:
+        """A line that may wrap to two (a final's answer can be long), never cut short."""
+        text, tone = key
+        layout = self.layout
+        self.surface.fill(palette.BACKGROUND, rect)
+        fitted = self._fit(text, rect.width, rect.height, layout.font_status, layout.font_min, 2)
+        self._blit_fitted(fitted, rect, _TONES.get(tone, palette.WHITE), palette.BACKGROUND)
 
     def _paint_headline(self, rect: pygame.Rect, key: tuple[str, str]) -> None:
         big, small = key
@@ -718,8 +892,9 @@ class Renderer:
                     max(2, layout.gap // 2),
                 )
 
-    def _paint_start(self, rect: pygame.Rect, key: tuple[str, str, str, tuple[str, ...]]) -> None:
-        pin, url, title, players = key
+    def _paint_start(self, rect: pygame.Rect, key: tuple[str, str, tuple[str, ...]]) -> None:
+        # No PIN here, ever: the players see the board (display/scene.py, StartInfo).
+        url, title, players = key
         layout = self.layout
         lang = self.lang
         surface = self.surface
@@ -738,9 +913,9 @@ class Renderer:
             lines.append((title, layout.font_status, palette.WHITE))
         if players:
             lines.append((" · ".join(players), layout.font_status, palette.MUTED))
-        if pin:
-            lines.append((tr("pin", lang), layout.font_status, palette.WHITE))
-            lines.append((pin, layout.font_big, palette.GOLD))
+        if url:
+            lines.append((tr("panel_scan", lang), layout.font_status, palette.WHITE))
+            lines.append((tr("pin_elsewhere", lang), layout.font_status, palette.MUTED))
         if not lines:
             lines.append((tr("waiting", lang), layout.font_status, palette.WHITE))
         weights = [2 if size == layout.font_big else 1 for _, size, _ in lines]
@@ -769,6 +944,46 @@ class Renderer:
             image = qr_surface(qr_code(url), side)
             self._qr[key] = image
         return image
+
+
+def picture_boxes(
+    area: pygame.Rect, sizes: Sequence[tuple[int, int]], gap: int
+) -> list[pygame.Rect]:
+    """A box in ``area`` for each picture (of the given pixel sizes), in reading order.
+
+    The number of columns is the one that shows the smallest picture largest,
+    so four squares on a wide screen sit in a row, and four tall portraits too;
+    a last row that is not full is centred.
+    """
+    count = len(sizes)
+    if count == 0 or area.width <= 0 or area.height <= 0:
+        return []
+    best: tuple[float, int] | None = None
+    for cols in range(1, count + 1):
+        rows = -(-count // cols)
+        cell_w = (area.width - gap * (cols - 1)) / cols
+        cell_h = (area.height - gap * (rows - 1)) / rows
+        if cell_w <= 0 or cell_h <= 0:
+            continue
+        shown = min(
+            min(cell_w / max(1, w), cell_h / max(1, h)) ** 2 * max(1, w) * max(1, h)
+            for w, h in sizes
+        )
+        if best is None or shown > best[0]:
+            best = (shown, cols)
+    cols = best[1] if best is not None else count
+    rows = -(-count // cols)
+    cell_w = max(1.0, (area.width - gap * (cols - 1)) / cols)
+    cell_h = max(1.0, (area.height - gap * (rows - 1)) / rows)
+    boxes: list[pygame.Rect] = []
+    for i in range(count):
+        row, col = divmod(i, cols)
+        in_row = min(cols, count - row * cols)
+        offset = (area.width - (in_row * cell_w + gap * (in_row - 1))) / 2
+        left = area.left + offset + col * (cell_w + gap)
+        top = area.top + row * (cell_h + gap)
+        boxes.append(pygame.Rect(round(left), round(top), round(cell_w), round(cell_h)))
+    return boxes
 
 
 def qr_code(url: str) -> QrCode:

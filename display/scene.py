@@ -7,8 +7,11 @@ a final theme, the final stakes revealed so far, the final's answer timer,
 the cat's hand-over and its value options. :class:`Memory` collects those
 from the decisions, as facts to show; nothing here decides anything.
 
-The question's text and picture come from the question package, which the
-snapshot does not carry: whoever drives the screen passes them in the scene.
+The question's text, pictures, what the board says about its other media, a
+cat's package theme and price, and the final's answer come from the question
+package, which the snapshot does not carry: whoever drives the screen passes
+them in the scene (:mod:`display.packages` looks them up, :mod:`display.media`
+decodes them).
 """
 
 from __future__ import annotations
@@ -21,14 +24,22 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pygame
 
+    from rules.packages import CatParams
+
 Snapshot = Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StartInfo:
-    """The start screen: the host's PIN and the panel's address (shown with a QR code)."""
+    """The start screen: the panel's address (shown with a QR code) and the game's title.
 
-    pin: str | None = None
+    Never the host's PIN: the board is what every player looks at, and whoever
+    knows the PIN can log in and judge their own answer. The PIN is printed
+    on the console ``svoyak run`` was started from (``buzzer/runtime/hostpin.py``).
+    Keyword-only, so that a caller still passing a PIN first fails loudly
+    instead of showing it as the address.
+    """
+
     url: str | None = None
     title: str | None = None
 
@@ -123,13 +134,43 @@ class Scene:
     facts: Facts = field(default_factory=Facts)
     #: The question's text from the package (the snapshot has none).
     question_text: str | None = None
-    #: The question's picture from the package.
+    #: The question's picture from the package (one; :attr:`images` holds several).
     image: pygame.Surface | None = None
     #: Names of the final's themes, 1-based in the snapshot's numbering.
     final_theme_names: tuple[str, ...] = ()
-    #: Show the start screen (PIN, panel address) instead of the game.
+    #: Show the start screen (the panel's address, no PIN) instead of the game.
     start: StartInfo | None = None
+    #: The question's pictures, in package order; None for one that could not be
+    #: decoded (drawn as a placeholder that says so). Shown together, side by side.
+    images: tuple[pygame.Surface | None, ...] = ()
+    #: What the board says about media it does not show: ``NOTE_*`` below.
+    media_notes: tuple[str, ...] = ()
+    #: A cat in the bag's theme and price as the package states them.
+    cat: CatParams | None = None
+    #: The final's right answer, from the package, once every verdict is in.
+    answer_text: str | None = None
 
+    @property
+    def pictures(self) -> tuple[pygame.Surface | None, ...]:
+        """Every picture to show: :attr:`images`, else the single :attr:`image`."""
+        if self.images:
+            return self.images
+        return () if self.image is None else (self.image,)
+
+
+# What the board says about a question's media it does not show (display.media
+# finds which apply, display.view words them).
+#: A sound plays with the question.
+NOTE_AUDIO = "audio"
+#: A sound belongs to the question but cannot be played here (no audio, a broken file).
+NOTE_AUDIO_FAILED = "audio_failed"
+#: A video: the board does not play video.
+NOTE_VIDEO = "video"
+#: HTML content: the board does not show web pages.
+NOTE_HTML = "html"
+#: Media given as an internet address: the board fetches nothing.
+NOTE_LINK = "link"
+MEDIA_NOTES = (NOTE_AUDIO, NOTE_AUDIO_FAILED, NOTE_VIDEO, NOTE_HTML, NOTE_LINK)
 
 # Screen kinds, one per layout.
 START = "start"

@@ -16,6 +16,7 @@ from display import i18n
 from display import scene as screens
 from display.i18n import tr
 from display.scene import Scene, Snapshot
+from rules.packages.model import CatAnnounce
 
 # Lamp states.
 LAMP_OFF = "off"
@@ -111,8 +112,12 @@ def round_title(snapshot: Snapshot, lang: str) -> str:
     if shootout:
         number = int(shootout.get("number") or 1)
         return tr("shootout", lang) if number == 1 else tr("shootout_n", lang, n=number)
-    name = snapshot.get("round_name")
-    return str(name) if name else tr("round", lang, n=snapshot.get("round", 1))
+    name = str(snapshot.get("round_name") or "").strip()
+    if name.isdigit():
+        # SIGame packages often number their rounds ("1"): a bare digit in the
+        # header reads as a score, so it is shown as "Раунд 1".
+        return tr("round", lang, n=name)
+    return name or tr("round", lang, n=snapshot.get("round", 1))
 
 
 def countdown(scene: Scene, now: int) -> Countdown | None:
@@ -318,7 +323,9 @@ def header(scene: Scene, kind: str, lang: str) -> tuple[str, str]:
         return special_title(snapshot, lang), f"{cell_theme(snapshot, lang)} · {price_text}"
     if kind == screens.SPECIAL:
         title = special_title(snapshot, lang)
-        theme = cell_theme(snapshot, lang)
+        # A cat is played in the package's own theme (TV-S-CAT-2), not the cell's.
+        cat = scene.cat if snapshot.get("special") == "cat" else None
+        theme = cat.theme if cat is not None and cat.theme else cell_theme(snapshot, lang)
         value = snapshot.get("value")
         return f"{title} · {theme}" if title else theme, "" if value is None else i18n.number(
             int(value)
@@ -328,10 +335,80 @@ def header(scene: Scene, kind: str, lang: str) -> tuple[str, str]:
             screens.FINAL_STAKES: tr("stakes", lang),
             screens.FINAL_JUDGING: tr("judging", lang),
         }.get(kind, "")
-        return tr("final", lang), subtitle
+        left = tr("final", lang)
+        if kind == screens.FINAL_JUDGING:
+            # The question is up: its theme, when the package names it, heads it.
+            final = snapshot.get("final") or {}
+            left_themes = [int(t) for t in final.get("themes_left") or ()]
+            names = scene.final_theme_names
+            chosen = left_themes[0] if len(left_themes) == 1 else 0
+            if 1 <= chosen <= len(names) and names[chosen - 1]:
+                left = f"{left} · {names[chosen - 1]}"
+        return left, subtitle
     if kind == screens.OVER:
         return tr("game_over", lang), ""
     return tr("title", lang), ""
+
+
+def media_lines(scene: Scene, lang: str) -> list[str]:
+    """What the board says about the question's media it does not show, one line each."""
+    return [tr(f"note_{note}", lang) for note in scene.media_notes if note in screens.MEDIA_NOTES]
+
+
+def cat_theme(scene: Scene) -> str:
+    """The cat's theme from the package, once it may be known: after the hand-over,
+    or before it when the package announces it first (SIGame ``secretPublicPrice``)."""
+    snapshot = scene.snapshot or {}
+    cat = scene.cat
+    if cat is None or not cat.theme or snapshot.get("special") != "cat":
+        return ""
+    if snapshot.get("stage") == "cat_give" and cat.announce is not CatAnnounce.BEFORE:
+        return ""
+    return cat.theme
+
+
+def cat_value(scene: Scene, lang: str) -> str:
+    """The cat's value once it is handed over: the choice the engine offers, else the
+    package's value (which an engine may override: TV-S-CAT-2 since Aug 2007)."""
+    snapshot = scene.snapshot or {}
+    choosing = tr("cat_price", lang)
+    options = scene.facts.cat_options
+    if len(options) == 2:
+        a, b = (i18n.number(v) for v in options)
+        return f"{choosing}: {tr('cat_options', lang, a=a, b=b)}"
+    if options:
+        return f"{choosing}: {', '.join(i18n.number(v) for v in options)}"
+    cat = scene.cat
+    if cat is None:
+        return choosing
+    price = cat.price
+    if price.fixed_value is not None:
+        return tr("cat_value", lang, value=i18n.number(price.fixed_value))
+    if price.round_extremes:
+        prices = tuple(int(p) for p in snapshot.get("prices") or ())
+        ends = price.options(prices)
+        if len(ends) == 2:
+            a, b = (i18n.number(v) for v in ends)
+            return f"{choosing}: {tr('cat_options', lang, a=a, b=b)}"
+        return f"{choosing}: {tr('cat_extremes', lang)}"
+    values = price.options(())
+    a, b = i18n.number(values[0]), i18n.number(values[-1])
+    if price.step:
+        span = tr("cat_range_step", lang, a=a, b=b, step=i18n.number(price.step))
+    else:
+        span = tr("cat_options", lang, a=a, b=b)
+    return f"{choosing}: {span}"
+
+
+def final_answer(scene: Scene, lang: str) -> str:
+    """The final's right answer, shown once every verdict is in (the game is over)."""
+    snapshot = scene.snapshot or {}
+    if not scene.answer_text or snapshot.get("stage") != "over":
+        return ""
+    final = snapshot.get("final") or {}
+    if not final or final.get("judge_order"):
+        return ""
+    return tr("final_answer", lang, answer=scene.answer_text)
 
 
 def final_theme_names(scene: Scene, lang: str) -> list[str]:

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def app() -> Iterator[BoardApp]:
     board = BoardApp(
         {"size": [640, 360], "sound": {"volume": 0.3}},
-        start=StartInfo("4821", "http://10.0.0.5:8000/panel"),
+        start=StartInfo(url="http://10.0.0.5:8000/panel"),
     )
     board.open()
     yield board
@@ -39,7 +39,7 @@ def test_a_live_game_on_the_board(app: BoardApp) -> None:
     assert app.clock is not None
     dirty = app.frame()
     assert dirty == [app.screen.get_rect()]  # type: ignore[union-attr]
-    assert app.show_start  # no input yet: the PIN and the QR code
+    assert app.show_start  # no input yet: the address and the QR code
     assert app.frame() == []  # nothing changed, nothing drawn
     game.do(lambda t: ev.Select(t, 1, 100))
     app.frame()

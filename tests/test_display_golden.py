@@ -22,7 +22,8 @@ import pygame
 import pytest
 
 from display.renderer import render
-from display.scene import Facts, Scene, StartInfo
+from display.scene import NOTE_AUDIO, NOTE_VIDEO, Facts, Scene, StartInfo
+from rules.packages import CatParams, PriceChoice
 from tests.test_display_support import MS, NS
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -95,7 +96,9 @@ SCENES: dict[str, Callable[[], tuple[Scene, int, str]]] = {
     "start": lambda: (
         Scene(
             base(version=0),
-            start=StartInfo("4821", "http://192.168.1.23:8000/panel", "«Своя игра», ТВ, с 2008"),
+            start=StartInfo(
+                url="http://192.168.1.23:8000/panel", title="«Своя игра», ТВ, с 2008"
+            ),
         ),
         NOW,
         "ru",
@@ -236,6 +239,78 @@ SCENES: dict[str, Callable[[], tuple[Scene, int, str]]] = {
                 over=True,
                 scores={"1": -10, "2": -20, "3": 0},
             )
+        ),
+        NOW,
+        "ru",
+    ),
+    # -- a package's media, a wide round, the cat's own theme, the final (issue 12) --
+    "question_pictures": lambda: (
+        Scene(
+            question(phase="open", closes_at=NOW + 3 * NS),
+            question_text="Что общего у этих картинок?",
+            images=(picture(), None, pygame.transform.rotate(picture(), 90)),
+        ),
+        NOW,
+        "ru",
+    ),
+    "question_video": lambda: (
+        Scene(
+            question(),
+            question_text="Назовите фильм",
+            media_notes=(NOTE_VIDEO,),
+        ),
+        NOW,
+        "ru",
+    ),
+    "question_audio": lambda: (
+        Scene(question(), media_notes=(NOTE_AUDIO,)),
+        NOW,
+        "ru",
+    ),
+    "board_wide": lambda: (
+        Scene(
+            base(
+                round_name="1",
+                themes=["Вопросы разных типов", "Контент вопросов", "Дополнительно"],
+                prices=[100 * (i + 1) for i in range(15)],
+                played=[[1, 300], [2, 1500], [3, 700]],
+            )
+        ),
+        NOW,
+        "ru",
+    ),
+    "cat_theme": lambda: (
+        Scene(
+            base(stage="cat_price", cell=[2, 200], special="cat", answering=2),
+            Facts(cat_from=3, cat_to=2, cat_options=(100, 500), special_opener=3),
+            cat=CatParams("КОРАБЛИ", PriceChoice.fixed(700)),
+        ),
+        NOW,
+        "ru",
+    ),
+    "final_question": lambda: (
+        Scene(
+            base(
+                stage="final_judging",
+                final=dict(FINAL, themes_left=[3], staked=[1, 3], judge_order=[1, 3]),
+            ),
+            Facts(final_total=5, final_until=NOW + 25 * NS),
+            question_text="Эта опера Чайковского написана по повести Пушкина.",
+            final_theme_names=("Оперы", "Реки Европы", "Шахматы", "Живопись", "Космос"),
+        ),
+        NOW,
+        "ru",
+    ),
+    "over_final_answer": lambda: (
+        Scene(
+            base(
+                stage="over",
+                winner=3,
+                over=True,
+                final=dict(FINAL, themes_left=[3], staked=[1, 3], judge_order=[]),
+                scores={"1": 1000, "2": -200, "3": 2300},
+            ),
+            answer_text="«Пиковая дама»",
         ),
         NOW,
         "ru",

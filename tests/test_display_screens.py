@@ -77,7 +77,7 @@ def test_every_screen_of_a_whole_game(rules: str) -> None:
     if not rules.startswith("sport"):
         assert shootout, "the scripted game should reach a shootout"
     # The start screen of that game.
-    start = Scene(game.frames[0].snapshot, start=StartInfo("1234", "http://10.0.0.2:8000/"))
+    start = Scene(game.frames[0].snapshot, start=StartInfo(url="http://10.0.0.2:8000/"))
     assert screen_kind(start) == screens.START
     render(start, SIZE)
 

@@ -1,5 +1,7 @@
-"""``svoyak run --headless`` as a real process: it prints the URL and the PIN, serves
-the demo game, and resumes the game from its journal when started again."""
+"""``svoyak run --headless`` as a real process: it prints what it plays, the URL and
+the PIN, serves the demo game, and resumes the game from its journal when started
+again. (The LAN address and mDNS: test_run_network.py; the PIN kept off the board:
+test_run_pin.py; the Pico's errors and alerts: test_run_pico_link.py.)"""
 
 from __future__ import annotations
 
@@ -67,6 +69,51 @@ def test_run_headless_serves_the_demo_game_and_resumes_its_journal(tmp_path: Pat
         assert any("PIN: 2468" in line for line in out)
         state = httpx.get(url + "/api/state", timeout=10).json()["snapshot"]
         assert state["cell"] == [1, 10] and state["players"] == ["Аня", "Борис"]
+
+
+def test_the_banner_says_what_is_really_played(tmp_path: Path) -> None:
+    """The package by name and file, the rules, the players, every input source
+    (here GPIO on mock pins): never the old «демо-игра, имитация кнопок»."""
+    package = tmp_path / "reki.json"
+    package.write_text(
+        json.dumps(
+            {
+                "name": "Реки России",
+                "rounds": [
+                    {
+                        "name": "Раунд",
+                        "themes": [
+                            {
+                                "name": "Реки",
+                                "questions": [
+                                    {
+                                        "price": 10,
+                                        "text": "Длиннейшая река Европы?",
+                                        "answer": "Волга",
+                                    }
+                                ],
+                            }
+                        ],
+                    }
+                ],
+            },
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
+    pins = Path(__file__).resolve().parent.parent / "hardware" / "pinmap.example.toml"
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}
+    args = ("--headless", "--host", "127.0.0.1", "--port", "0", "--no-journal")
+    more = ("--package", str(package), "--rules", "championship-2003", "--players", "Ира,Олег")
+    with served(*args, *more, "--pins", str(pins), env=env) as (_url, out):
+        printed = "".join(out)
+    assert "демо-игра" not in printed and "demo game" not in printed
+    assert f"пакет / package: «Реки России» — {package.resolve()}" in printed
+    assert "правила / rules: championship-2003 — " in printed
+    assert "игроки / players: Ира, Олег" in printed
+    assert f"GPIO: {pins} — кнопок игроков / players' buttons: 4" in printed
+    assert "имитация нажатий с панели ведущего" in printed
+    assert "клавиатура" not in printed  # --headless: no board window, no keyboard
 
 
 def test_run_refuses_what_it_cannot_do() -> None:

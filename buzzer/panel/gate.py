@@ -18,6 +18,10 @@
 The route awaits the outcome without blocking the server's event loop
 (:meth:`CommandGate.execute_async`).
 
+A final stake above the finalist's score is refused here, before the
+runtime: the rules would count it as all-in, but from the host's tablet it
+is a typo (``messages.stake_above_score``).
+
 Pause and resume are panel-level (the journal has no such line): they set the
 hub's flag and are broadcast; while paused, only corrections, undo and
 resume are accepted.
@@ -152,6 +156,9 @@ class CommandGate:
             if stale is not None:
                 return _done(Outcome(409, stale.body()))
         self._check_seats(command, len(now_snapshot["players"]))
+        too_high = self._stake_above_score(command, now_snapshot)
+        if too_high is not None:
+            return _done(Outcome(409, too_high.body()))
         if kind in ("pause", "resume"):
             hub.set_paused(kind == "pause")
             return _done(Outcome(200, self._result(request, None, [], kind == "pause")))
@@ -198,6 +205,31 @@ class CommandGate:
         if any(then.get(f) != now.get(f) for f in fields):
             return messages.stale(kind, then, now)
         return None
+
+    @staticmethod
+    def _stake_above_score(
+        command: dict[str, Any], snapshot: dict[str, Any]
+    ) -> messages.Message | None:
+        """A final stake above the finalist's score (see :func:`messages.stake_above_score`).
+
+        Only for a stake the engine would take otherwise (the final's stakes, a
+        finalist): any other refusal stays the engine's.
+        """
+        amount = command.get("amount")
+        seat = command.get("seat")
+        final = snapshot.get("final") or {}
+        if (
+            command["type"] != "final_stake"
+            or amount is None
+            or snapshot.get("stage") != "final_stakes"
+            or not isinstance(seat, int)
+            or seat not in final.get("seats", ())
+        ):
+            return None
+        score = int(snapshot["scores"][str(seat)])
+        if amount <= score:
+            return None
+        return messages.stake_above_score(snapshot, seat, amount, score)
 
     @staticmethod
     def _check_seats(command: dict[str, Any], players: int) -> None:

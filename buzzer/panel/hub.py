@@ -114,8 +114,9 @@ class PanelHub:
         self._log_size = log_size
         self._queue_size = queue_size
         self.paused = False
-        #: snapshot → {"text", "answer", "comment"} of the question being played
-        #: (set by `svoyak run` from the question package); shown to the host only.
+        #: snapshot → what the host reads now: the question, its answers, a cat's
+        #: own theme and value, the final's theme names and question (set by `svoyak
+        #: run`: ``display.packages.PackageTexts.host_view``); shown to the host only.
         self.question_lookup: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
         self.alerts: deque[dict[str, Any]] = deque(maxlen=alert_size)
         self._alert_ids = itertools.count(1)

@@ -143,6 +143,23 @@ def no_such_seat(seat: int, players: int) -> tuple[str, str]:
     )
 
 
+def stake_above_score(snapshot: dict[str, Any], seat: int, amount: int, score: int) -> Message:
+    """A final stake typed above the finalist's score: a slip of the host's finger.
+
+    The rules count a written stake above the score as all-in (C2003-2.7-D3),
+    so the engine would take it; but the host types what the player wrote, and
+    a stake of 50 000 on a score of 5 000 is far likelier a typo than a player
+    writing more than they have. The panel refuses it and names the limit: an
+    all-in is entered as the score itself.
+    """
+    who = name(snapshot, seat)
+    return Message(
+        "stake_above_score",
+        f"Ставка {amount} больше счёта игрока {who}: не больше {score} (ва-банк — это {score}).",
+        f"The stake {amount} is above {who}'s score: at most {score} (all-in is {score}).",
+    )
+
+
 def refused(command: dict[str, Any], snapshot: dict[str, Any], engine: str) -> Message:
     """The engine refused ``command``: one sentence for the host, and the engine's own."""
     ru, en = _explain(command, snapshot)

@@ -18,9 +18,14 @@ from buzzer.runtime.runtime import CommandRefused, Runtime
 
 
 def run_with_board(
-    server: Any, sock: socket.socket, runtime: Runtime, pin: str, url: str, texts: Any = None
+    server: Any, sock: socket.socket, runtime: Runtime, url: str, texts: Any = None
 ) -> int:
-    """Serve the panel in a thread and run the board window until it closes."""
+    """Serve the panel in a thread and run the board window until it closes.
+
+    The start screen shows ``url`` (and its QR code), never the host's PIN:
+    every player looks at the board, and the PIN makes whoever knows it the
+    judge of their own answer (``hostpin.py``).
+    """
     import pygame
 
     from display.app import BoardApp
@@ -29,7 +34,8 @@ def run_with_board(
 
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    board = BoardApp(start=StartInfo(pin=pin, url=url))
+    title = runtime.controller.core.setup.rules.title
+    board = BoardApp(start=StartInfo(url=url, title=title))
     try:
         board.open()
     except pygame.error as exc:
@@ -44,11 +50,9 @@ def run_with_board(
     controller = runtime.controller
     board.attach(controller)
     if texts is not None:
-        # The question's text from the package (the snapshot carries none).
-        controller.subscribe(
-            lambda decisions, snapshot: board.set_question(texts.question(snapshot))
-        )
-        board.final_theme_names = texts.final_themes
+        # The question's text, pictures and sound from the package (the snapshot
+        # carries none), looked up on the board's own thread as snapshots arrive.
+        board.use_package(texts)
     keyboard = runtime.clock_source("keyboard")
 
     def refused(exc: Exception) -> None:

@@ -82,32 +82,108 @@ def attach_gpio(
     runtime.controller.subscribe(lamps.apply)
     bank = ButtonBank(pinmap, pin_factory, sink)
     source.proof = bank.proven_until
-    return Attached(runtime, source, (bank, lamps), sink)
+    return Attached(runtime, source, (bank, lamps), sink, pinmap=pinmap)
+
+
+class PicoUnavailable(Exception):
+    """The Pico named on the command line does not answer: the game must not start.
+
+    Playing on without it would be worse than not starting: the players would
+    press buttons that go nowhere. ``str()`` is the technician's message, in
+    Russian and English, naming the port and what to check.
+    """
+
+    def __init__(self, url: str, reason_ru: str, reason_en: str) -> None:
+        self.url = url
+        ru = (
+            f"Pico на {url}: {reason_ru}. Проверьте USB-кабель и прошивку svoyak на Pico "
+            "(ls /dev/ttyACM*), что пользователь в группе dialout и порт не занят другой "
+            "программой; без Pico запускайте без --serial и $SVOYAK_SERIAL"
+        )
+        en = (
+            f"the Pico on {url}: {reason_en}. Check the USB cable and the svoyak firmware on "
+            "the Pico (ls /dev/ttyACM*), that the user is in the dialout group and no other "
+            "program holds the port; to play without it, drop --serial and $SVOYAK_SERIAL"
+        )
+        super().__init__(f"{ru}\n{en}")
+
+
+class _OpenErrors:
+    """The link's serial factory, remembering why the port last failed to open.
+
+    The link retries quietly (a Pico unplugged mid-game is expected to come
+    back); at start-up the reason is what the technician needs to read.
+    """
+
+    def __init__(self, factory: Any) -> None:
+        self.factory = factory
+        self.last: BaseException | None = None
+        self.opened = False
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            port = self.factory(*args, **kwargs)
+        except Exception as exc:
+            self.last = exc
+            raise
+        self.opened = True
+        return port
+
+
+def _reason(errors: _OpenErrors, timeout_s: float) -> tuple[str, str]:
+    import os
+
+    exc = errors.last
+    if not errors.opened and exc is not None:
+        errno = getattr(exc, "errno", None)
+        why = os.strerror(errno) if isinstance(errno, int) else str(exc)
+        return f"порт не открывается ({why})", f"cannot open the port ({why})"
+    return (
+        f"порт открылся, но Pico не ответил за {timeout_s:g} с (та ли прошивка, тот ли порт?)",
+        f"the port opened but no Pico answered within {timeout_s:g} s "
+        "(the svoyak firmware? the right port?)",
+    )
 
 
 def attach_bridge(
-    runtime: Runtime, url: str, link_config: Any = None, connect_timeout_s: float = 5.0
+    runtime: Runtime,
+    url: str,
+    link_config: Any = None,
+    connect_timeout_s: float = 5.0,
+    *,
+    required: bool = False,
 ) -> Attached:
     """The Pico at ``url`` (a pyserial URL: /dev/ttyACM0, a pty) wired into the game.
 
     The link gets up to ``connect_timeout_s`` to connect (the handshake and a
     first clock fit) before its source joins the watermark: a Pico that is
-    still booting is not a fault. One that does not connect in that time
-    joins anyway, and is a fault on the host's panel until it does.
+    still booting is not a fault. ``required`` (``svoyak run --serial``): one
+    that does not connect in that time is :class:`PicoUnavailable`, and
+    nothing is attached. Otherwise it joins anyway, and is a fault on the
+    host's panel until it does. Once attached, a link that goes dead is the
+    runtime's source fault: an alert on the host's panel, taken down when the
+    Pico is back (``runtime.py``, the hub's ``source`` alert).
     """
+    import serial  # type: ignore[import-untyped]
+
     from buzzer.runtime.lamps import BridgeLamps
     from firmware_bridge.link import BridgeLink, LinkConfig
 
     holder: list[LinkSource] = []
+    errors = _OpenErrors(serial.serial_for_url)
     link = BridgeLink(
         link_config or LinkConfig(url),
         sink=lambda item: holder[0].put(item),
         on_watermark=runtime.nudge,
+        serial_factory=errors,
     )
     source = LinkSource(runtime, "pico", link)
     holder.append(source)
     link.start()
     if not link.wait_connected(connect_timeout_s):
+        if required:
+            link.stop()
+            raise PicoUnavailable(url, *_reason(errors, connect_timeout_s))
         log.warning("the Pico at %s did not connect within %.0f s", url, connect_timeout_s)
     runtime.add_source(source)
     lamps = BridgeLamps(link, len(runtime.controller.core.setup.players))
@@ -132,6 +208,8 @@ class Attached:
     parts: tuple[Any, ...]
     sink: GpioSink | None = None
     link: Any = None
+    #: The GPIO pin map the buttons and lamps follow (``attach_gpio``).
+    pinmap: Any = None
 
     @property
     def lamps(self) -> Any:

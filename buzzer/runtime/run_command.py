@@ -9,6 +9,7 @@ imported by the CLI at start-up: it imports nothing heavy at module level.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -21,9 +22,12 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         help="play a game: the board window, the keyboard as buttons, the host's panel",
         description="Play a game: the board screen in a window (full screen on a Pi with "
         "no desktop), the keyboard as buttons (1–9 players; Enter reading, Space the "
-        "signal, Y/N correct/wrong), and the host's tablet panel and viewer page, whose "
-        "address and PIN are printed and shown on the board. --headless: no window, the "
-        "panel only (with simulated buttons, POST /api/simulate/press).",
+        "signal, Y/N correct/wrong), and the host's tablet panel and viewer page. The "
+        "panel's LAN address is printed and shown on the board with a QR code, and "
+        "advertised as http://svoyak.local:PORT/ (mDNS); the host's PIN is printed here "
+        "only (never on the board: the players see it), and `svoyak pin` prints it again. "
+        "--headless: no window, the panel only (with simulated buttons, "
+        "POST /api/simulate/press).",
     )
     run.add_argument(
         "--headless",
@@ -36,6 +40,11 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         default="0.0.0.0",
         help="the address to listen on (default: every interface, so that a tablet "
         "on the club's Wi-Fi can reach it; 127.0.0.1: this computer only)",
+    )
+    run.add_argument(
+        "--no-mdns",
+        action="store_true",
+        help="do not advertise the panel as svoyak.local on the LAN (mDNS)",
     )
     run.add_argument("--rules", help="a rules id (see `svoyak rules`; default tv-modern)")
     run.add_argument(
@@ -65,7 +74,8 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "--serial",
         default=os.environ.get("SVOYAK_SERIAL"),
         help="the Raspberry Pi Pico's serial port, as a pyserial URL (/dev/ttyACM0, or the "
-        "path `svoyak emulate` prints); default: $SVOYAK_SERIAL, else none",
+        "path `svoyak emulate` prints); default: $SVOYAK_SERIAL, else none. A Pico that "
+        "does not answer within 5 s is an error (exit status 2)",
     )
     run.add_argument(
         "--resume",
@@ -82,20 +92,55 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     run.add_argument(
         "--pin",
         default=os.environ.get("SVOYAK_PIN"),
-        help="the host's PIN, 4–6 digits (default: $SVOYAK_PIN, else a random one)",
+        help="the host's PIN, 4–6 digits (default: $SVOYAK_PIN, else [panel] pin of "
+        "--config, else a random one). Printed here, never shown on the board",
     )
     run.set_defaults(handler=_cmd_run)
 
+    pin = subparsers.add_parser(
+        "pin",
+        help="print the running game's host PIN and panel addresses (for the technician)",
+        description="Print the host's PIN and the panel's addresses of the `svoyak run` "
+        "running as this user (from $XDG_STATE_HOME/svoyak/panel.json, a file only this "
+        "user can read). For the appliance's service: "
+        "sudo -u svoyak -H /opt/svoyak/.venv/bin/svoyak pin. Exit status 2 when no game "
+        "is running.",
+    )
+    pin.set_defaults(handler=_cmd_pin)
+
 
 def _fail(message: str) -> int:
-    print(f"svoyak run: {message}", file=sys.stderr)
+    for line in message.splitlines():
+        print(f"svoyak run: {line}", file=sys.stderr)
     return 2
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
-    import socket
-    from pathlib import Path
+def _cmd_pin(args: argparse.Namespace) -> int:
+    from buzzer.runtime import hostpin
 
+    try:
+        data = hostpin.read()
+    except FileNotFoundError as exc:
+        where = exc.filename or hostpin.panel_file()
+        detail = str(where) if exc.filename else str(exc)
+        print(
+            f"svoyak pin: игра не запущена этим пользователем ({detail}); для службы: "
+            "sudo -u svoyak -H svoyak pin или journalctl -u svoyak -g PIN\n"
+            f"svoyak pin: no game is running as this user ({detail}); for the service: "
+            "sudo -u svoyak -H svoyak pin, or journalctl -u svoyak -g PIN",
+            file=sys.stderr,
+        )
+        return 2
+    except (OSError, ValueError) as exc:
+        print(f"svoyak pin: {exc}", file=sys.stderr)
+        return 2
+    for url in data.get("urls") or ():
+        print(f"  панель ведущего / host panel:  {url}")
+    print(f"PIN: {data['pin']}")
+    return 0
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
     from buzzer.panel.auth import check_pin, new_pin
     from buzzer.panel.demo import DEMO_PLAYERS
     from rules.profiles import RULE_SYSTEMS
@@ -126,13 +171,26 @@ def _cmd_run(args: argparse.Namespace) -> int:
             return _fail(str(exc))
     if not 0 <= args.port <= 65535:
         return _fail("--port must be 0..65535")
+    with contextlib.ExitStack() as cleanup:
+        return _serve(args, players, pin, cleanup)
+
+
+def _serve(
+    args: argparse.Namespace, players: tuple[str, ...], pin: str, cleanup: contextlib.ExitStack
+) -> int:
+    """Build the game, its hardware and its panel, serve until stopped; ``cleanup`` undoes it."""
+    import json
+    import socket
 
     import uvicorn
 
     from buzzer.journal.codec import JournalError
     from buzzer.journal.store import JournalStore, JournalStoreError
     from buzzer.panel.app import create_app
+    from buzzer.runtime import hostpin
+    from buzzer.runtime.addresses import is_loopback, lan_addresses
     from buzzer.runtime.controller import Controller
+    from buzzer.runtime.inputs import PicoUnavailable, attach_bridge
     from buzzer.runtime.runtime import Runtime
 
     store = None
@@ -140,6 +198,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     try:
         if args.journal:
             store = JournalStore(Path(args.journal))
+            cleanup.callback(store.close)
             if len(store):
                 controller = Controller.resume(store)
                 resumed = True
@@ -154,43 +213,85 @@ def _cmd_run(args: argparse.Namespace) -> int:
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so
     # (without it every response would wait ~40 ms for the client's delayed ACK).
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    cleanup.callback(sock.close)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((args.host, args.port))
         sock.listen(128)  # connections wait in the backlog until uvicorn accepts them
     except OSError as exc:
-        sock.close()
         return _fail(f"cannot listen on {args.host}:{args.port}: {exc.strerror}")
     port = sock.getsockname()[1]
+    hosts = lan_addresses(args.host)
+    # mDNS beside the rest of the start-up (its probes take about two seconds).
+    advertiser = None
+    if not args.no_mdns and not is_loopback(args.host) and ":" not in args.host:
+        from buzzer.runtime.mdns import PanelAdvertiser
+
+        lan = [h for h in hosts if not is_loopback(h)]
+        advertiser = PanelAdvertiser(port, lan).start()
+        cleanup.callback(advertiser.close)
 
     runtime = Runtime(controller)
+    cleanup.callback(runtime.stop)
     app = create_app(runtime, pin, simulate=True)
+    header = json.loads(next(iter(store.lines()))) if resumed and store else None
     texts = _package_texts(store, args, players)
     app.state.panel.hub.question_lookup = texts.host_view
     try:
         gpio = _gpio(args.pins, runtime, app.state.panel)
     except (OSError, ValueError, RuntimeError) as exc:
-        sock.close()
         return _fail(f"GPIO: {exc}")
+    if gpio is not None:
+        cleanup.callback(gpio.close)
     bridge = None
     if args.serial:
-        from buzzer.runtime.inputs import attach_bridge
-
-        print(f"  Pico: {args.serial}")
-        bridge = attach_bridge(runtime, args.serial)
+        try:
+            bridge = attach_bridge(runtime, args.serial, required=True)
+        except PicoUnavailable as exc:
+            return _fail(str(exc))
+        cleanup.callback(bridge.close)
     runtime.start()
-    hosts = _addresses(args.host)
-    print("svoyak: демо-игра, имитация кнопок / demo game, simulated buttons", flush=True)
+
+    urls = [f"http://{host}:{port}/" for host in hosts]
+    print("svoyak run: игра началась / the game is on", flush=True)
+    for line in _banner(args, controller, header or _header(args, players), texts, gpio, bridge):
+        print(f"  {line}")
     if resumed:
         print(f"  журнал продолжен / journal resumed: {args.journal}")
     elif args.journal:
         print(f"  журнал / journal: {args.journal}")
     else:
         print("  без журнала (--journal PATH, чтобы записывать) / not journaled")
-    for host in hosts:
-        print(f"  панель ведущего / host panel:  http://{host}:{port}/")
-        print(f"  табло для зрителей / viewer:   http://{host}:{port}/view")
+    if hosts == ["127.0.0.1"] and not is_loopback(args.host):
+        print(
+            "  внимание: нет сети, планшет не подключится — проверьте Wi-Fi или кабель / "
+            "warning: no network, a tablet cannot connect: check the Wi-Fi or the cable"
+        )
+    for url in urls:
+        print(f"  панель ведущего / host panel:  {url}")
+        print(f"  табло для зрителей / viewer:   {url}view")
+    if advertiser is not None:
+        if advertiser.wait(6.0) and advertiser.url is not None:
+            urls.append(advertiser.url)
+            print(f"  панель ведущего / host panel:  {advertiser.url}  (mDNS)")
+        else:
+            why = advertiser.error or "нет ответа за 6 с / no answer within 6 s"
+            print(
+                f"  mDNS: имя svoyak.local не объявлено ({why}): пользуйтесь адресом выше / "
+                "svoyak.local not advertised: use the address above"
+            )
+    try:
+        hostpin.publish(pin, urls)
+        cleanup.callback(hostpin.withdraw)
+        where = "svoyak pin"
+    except OSError as exc:
+        where = f"svoyak pin недоступен / unavailable: {exc}"
+    print(
+        "  PIN ведущего — только здесь, на табло его нет; ещё раз покажет "
+        f"«{where}» / the host's PIN: here only, never on the board ({where})"
+    )
     print(f"  PIN: {pin}", flush=True)
+    _stop_on_sigterm(cleanup)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     server = uvicorn.Server(config)
     try:
@@ -199,19 +300,91 @@ def _cmd_run(args: argparse.Namespace) -> int:
         else:
             from buzzer.runtime.board import run_with_board
 
-            url = f"http://{hosts[-1]}:{port}/"
-            return run_with_board(server, sock, runtime, pin, url, texts)
+            return run_with_board(server, sock, runtime, urls[0], texts)
     except KeyboardInterrupt:
         pass  # Ctrl-C: uvicorn has already shut down cleanly
-    finally:
-        runtime.stop()
-        if bridge is not None:
-            bridge.close()
-        if gpio is not None:
-            gpio.close()
-        if store is not None:
-            store.close()
     return 0
+
+
+def _stop_on_sigterm(cleanup: contextlib.ExitStack) -> None:
+    """SIGTERM (``systemctl stop``, ``kill``) stops the game as Ctrl-C does.
+
+    By default SIGTERM kills the process on the spot: the mDNS service would
+    stay in the tablets' caches and the PIN file would be left behind.
+    uvicorn handles it while it serves on the main thread, then raises it
+    again once it has shut down, which lands here; with the board window
+    uvicorn serves in a thread, and this handler is the only one.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    cleanup.callback(signal.signal, signal.SIGTERM, previous)
+
+
+def _banner(
+    args: argparse.Namespace,
+    controller: Any,
+    header: dict[str, Any],
+    texts: Any,
+    gpio: Any,
+    bridge: Any,
+) -> list[str]:
+    """What is really being played: the package, the rules, the players, the buttons."""
+    setup = controller.core.setup
+    package = header.get("package")
+    loaded = texts.package
+    if package == "svoyak:demo":
+        name = f"«{loaded.name}» " if loaded is not None else ""
+        what = f"{name}(встроенный демо-пакет / the built-in demo package, svoyak:demo)"
+    elif isinstance(package, str):
+        if loaded is not None:
+            what = f"«{loaded.name}» — {package}"
+        else:
+            what = f"{package} (тексты вопросов не прочитаны / question texts unreadable)"
+    else:
+        what = (
+            "демо-доска без текстов вопросов (--package ФАЙЛ.siq) / "
+            "a demo board, no question texts (--package FILE.siq)"
+        )
+    players = ", ".join(setup.players)
+    lines = [
+        f"пакет / package: {what}",
+        f"правила / rules: {setup.rules.id} — {setup.rules.title}",
+        f"игроки / players: {players}",
+        "кнопки / buttons:",
+    ]
+    if not args.headless:
+        keys = min(len(setup.players), 9)
+        keys_ru = "1" if keys == 1 else f"1–{keys}"
+        lines.append(
+            f"  клавиатура табло / the board's keyboard: {keys_ru} — игроки / players; "
+            "Enter, пробел / Space, Y/N — ведущий / the host"
+        )
+    if gpio is not None:
+        pinmap = gpio.pinmap
+        lines.append(
+            f"  GPIO: {pinmap.source} — кнопок игроков / players' buttons: "
+            f"{len(pinmap.players)}, ламп / lamps: "
+            f"{len(pinmap.podium_lamps) + (pinmap.signal_lamp is not None)}"
+        )
+    if bridge is not None:
+        device = bridge.link.device
+        about = ""
+        if device is not None:
+            board = device.board_id.rstrip(b"\0").decode("ascii", "replace")
+            firmware = ".".join(str(v) for v in device.firmware)
+            about = f" ({board}, прошивка / firmware {firmware}, кнопок / buttons: "
+            about += f"{device.buttons})"
+        lines.append(f"  Pico: {args.serial}{about}")
+    lines.append("  имитация нажатий с панели ведущего / simulated presses from the host's panel")
+    return lines
 
 
 #: [section] key → the option it sets (when the command line did not).
@@ -273,7 +446,6 @@ def _gpio(pins: str | None, runtime: Any, panel: Any) -> Any:
 
     pinmap = load_pinmap(pins or SYSTEM_PINMAP)
     factory = open_pin_factory(simulate=os.environ.get("GPIOZERO_PIN_FACTORY") == "mock")
-    print(f"  кнопки и лампы GPIO / GPIO buttons and lamps: {pins or SYSTEM_PINMAP}")
     return attach_gpio(runtime, pinmap, factory, panel)
 
 
@@ -323,20 +495,3 @@ def _header(args: argparse.Namespace, players: tuple[str, ...]) -> dict[str, obj
     if package != "svoyak:demo":
         package = str(Path(package).resolve())
     return {"rules": args.rules, "players": list(players), "package": package, "settle_ms": 0}
-
-
-def _addresses(host: str) -> list[str]:
-    """How the panel can be reached: the host asked for, or this machine's addresses."""
-    import socket
-
-    if host not in ("0.0.0.0", "::", ""):
-        return [f"[{host}]" if ":" in host else host]
-    found = ["127.0.0.1"]
-    try:
-        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            address = str(info[4][0])
-            if address not in found and not address.startswith("127."):
-                found.append(address)
-    except OSError:
-        pass
-    return found

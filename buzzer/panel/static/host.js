@@ -43,14 +43,34 @@
     return JSON.stringify(body);
   }
 
+  /* The banner of a refusal (or a revealed stake). A popover: it is shown in the
+     top layer, above an open dialog and its dimmed backdrop, so that a refusal of a
+     tap made in a dialog is read on top of it (shown again, it goes on top of any
+     dialog opened since). A tap takes it down. */
   let toastTimer = 0;
+  // a browser without popovers (before Chrome 114, Safari 17) gets a plain fixed banner
+  const popovers = typeof HTMLElement.prototype.showPopover === "function";
+  function hideToast() {
+    const box = $("toast");
+    clearTimeout(toastTimer);
+    if (!popovers) box.hidden = true;
+    else if (box.matches(":popover-open")) box.hidePopover();
+  }
+
   function toast(text, kind) {
     const box = $("toast");
+    hideToast();
+    // Inside the open modal dialog, if any: the rest of the page is inert under it
+    // (a tap could not take the banner down), its descendants are not.
+    const modal = (d) => { try { return d.matches(":modal"); } catch (e) { return true; } };
+    const dialogs = [...document.querySelectorAll("dialog[open]")].filter(modal);
+    const home = dialogs.length ? dialogs[dialogs.length - 1] : document.body;
+    if (box.parentNode !== home) home.append(box);
     box.textContent = text;
     box.className = "toast " + (kind || "error");
-    box.hidden = false;
-    clearTimeout(toastTimer);
-    toastTimer = setTimeout(() => { box.hidden = true; }, 5000);
+    if (popovers) box.showPopover();
+    else box.hidden = false;
+    toastTimer = setTimeout(hideToast, kind === "info" ? 4000 : 6000);
   }
 
   /* One host command. The id is made from this page, the state's version and the
@@ -144,18 +164,29 @@
       value: typed[key], dataset: { key },
       oninput: (e) => { typed[key] = Number(e.target.value); },
     });
+    const nudged = [];
     const nudge = (d) => el("button", {
       type: "button", class: "step",
       onclick: () => {
         const next = Math.max(min, Number(input.value || 0) + d);
         input.value = String(max !== undefined ? Math.min(max, next) : next);
         typed[key] = Number(input.value);
+        for (const f of nudged) f();
       },
     }, d > 0 ? "+" + d : String(d));
-    return { input, box: el("span", { class: "stepper" }, nudge(-nudgeBy), input, nudge(nudgeBy)) };
+    return {
+      input,
+      box: el("span", { class: "stepper" }, nudge(-nudgeBy), input, nudge(nudgeBy)),
+      onnudge: (f) => nudged.push(f),
+    };
   }
 
   // -- the stage area ------------------------------------------------------------
+
+  /* What the host reads comes from the server (panel.question, host-only): the
+     question, the host's spoken lines, the answers, the comment, a cat's own theme
+     and value, the final's theme names. The page shows it; it decides nothing. */
+  const hostView = () => (panel && panel.question) || null;
 
   function stageHead(box) {
     const s = snapshot;
@@ -165,6 +196,49 @@
     if (s.special) parts.push(el("span", { class: "special" }, t("special." + s.special)));
     parts.push(t("question.for", { theme: s.themes[theme - 1] ?? theme, price }));
     box.append(el("h2", { class: "question-title" }, parts));
+    catInfo(box);
+  }
+
+  /* A cat in the bag's own theme and value, as its package states them (the value
+     played is the engine's: the rule system may set it otherwise). */
+  function catInfo(box) {
+    const q = hostView();
+    const cat = q && q.cat;
+    if (!cat || snapshot.special !== "cat") return;
+    const parts = [];
+    if (cat.theme) parts.push(el("span", { class: "cat-theme" }, t("cat.theme", { theme: cat.theme })));
+    if (cat.price !== null && cat.price !== undefined) {
+      parts.push(el("span", { class: "cat-value" }, t("cat.value", { price: cat.price })));
+    } else if (cat.range) {
+      const [min, max, step] = cat.range;
+      parts.push(el("span", { class: "cat-value" },
+        t(step ? "cat.range.step" : "cat.range", { min, max, step })));
+    }
+    if (!parts.length) return;
+    if (cat.announce === "before" && snapshot.stage === "cat_give") {
+      parts.push(el("span", { class: "note" }, t("cat.before")));
+    }
+    box.append(el("p", { class: "cat-info", id: "cat-info" }, parts));
+  }
+
+  function answerLine(q) {
+    const answers = q.answer || [];
+    if (!answers.length) return null;
+    return el("p", { class: "answer" }, el("span", { class: "label" }, t("answer") + ": "),
+      answers.join(" / "));
+  }
+
+  const commentLine = (q) => (q.comment ? el("p", { class: "comment" }, q.comment) : null);
+  const sayLine = (q) => (q.say
+    ? el("p", { class: "say" }, el("span", { class: "label" }, t("say") + ": "), q.say) : null);
+  const textLine = (q) => (q.text ? el("p", { class: "text" }, q.text) : null);
+
+  /* The question card: what the host reads out, then the right answer and the comment. */
+  function questionBlock(box) {
+    const q = hostView();
+    if (!q || !(q.text || q.say || (q.answer || []).length)) return;
+    box.append(el("div", { class: "question-box", id: "question-text" },
+      sayLine(q), textLine(q), answerLine(q), commentLine(q)));
   }
 
   function renderBoard(box) {
@@ -191,9 +265,9 @@
         button("next-question", t("next.question"), { type: "select" }, "go")));
     }
     const played = new Set((next ? next.holes : s.played).map(([theme, price]) => theme + ":" + price));
+    // a phone shows at most five prices a row (a theme's name above them)
     const grid = el("div", {
-      class: "board",
-      style: `grid-template-columns: minmax(7em, 1.4fr) repeat(${prices.length}, 1fr)`,
+      class: "board", style: `--prices: ${prices.length}; --phone-cols: ${Math.min(prices.length, 5)}`,
     });
     themes.forEach((theme, i) => {
       grid.append(el("div", { class: "theme" }, theme));
@@ -202,6 +276,7 @@
         grid.append(el("button", {
           type: "button", class: "cell", disabled: done,
           dataset: { theme: String(i + 1), price: String(price) },
+          "aria-label": `${theme} — ${price}`,
           onclick: (e) => send({ type: "select", theme: i + 1, price }, e.currentTarget),
         }, done ? "" : String(price)));
       }
@@ -209,10 +284,10 @@
     box.append(grid);
   }
 
-  function answeringBlock(box, deadline) {
+  function answeringBlock(box, deadline, label) {
     const s = snapshot;
     box.append(el("div", { class: "answering-box" },
-      el("div", { class: "label" }, t("answering")),
+      el("div", { class: "label" }, label || t("answering")),
       el("div", { class: "who", id: "answering-name", dataset: { seat: String(s.answering) } },
         name(s.answering)),
       deadline ? el("div", { class: "countdown-line" }, t("answer.time"), " ", countdown(deadline)) : null,
@@ -225,25 +300,43 @@
     }
   }
 
-  function questionBlock(box) {
-    // The package's question and answer: the host's page only (never the viewer's).
-    const q = panel && panel.question;
-    if (!q || !q.text) return;
-    box.append(el("div", { class: "question-box", id: "question-text" },
-      el("p", { class: "text" }, q.text),
-      el("p", { class: "answer" }, t("answer") + ": " + (q.answer || []).join(" / ")),
-      q.comment ? el("p", { class: "comment" }, q.comment) : ""));
+  function verdicts(box, command, seat) {
+    const extra = seat === undefined ? {} : { seat };
+    box.append(el("div", { class: "actions verdicts" },
+      button("judge-correct", t("correct"), { ...command, verdict: "correct", ...extra }, "correct"),
+      button("judge-wrong", t("wrong"), { ...command, verdict: "wrong", ...extra }, "wrong")));
   }
 
   function renderQuestion(box) {
     const s = snapshot;
     stageHead(box);
+    const answering = s.phase === "answering";
+    if (answering) {
+      // The host has read the question: who answers, the right answer, the verdict.
+      answeringBlock(box, s.answer_deadline);
+      const actions = el("div", { class: "actions verdicts" },
+        button("judge-correct", t("correct"), { type: "judge", verdict: "correct" }, "correct"),
+        button("judge-wrong", t("wrong"), { type: "judge", verdict: "wrong" }, "wrong"));
+      if (s.answer_deadline === null) {
+        // the reading goes on while the early presser waits (TV-94): end it first
+        actions.append(button("reading-end", t("reading.end"), { type: "reading_end" }, "signal"));
+      }
+      // the answer leads (next to the verdict); the text the host has read follows
+      const q = hostView();
+      if (q && (answerLine(q) || q.comment)) {
+        box.append(el("div", { class: "question-box answer-first", id: "question-answer" },
+          answerLine(q), commentLine(q)));
+      }
+      box.append(actions);
+      if (q && (q.text || q.say)) {
+        box.append(el("div", { class: "question-box read", id: "question-text" }, sayLine(q), textLine(q)));
+      }
+      return;
+    }
     questionBlock(box);
     let phase = t("phase." + s.phase);
     if (s.phase === "reading" && resumedReading) phase = t("reading.resume");
-    box.append(el("p", { class: "phase", id: "phase", dataset: { phase: s.phase } },
-      s.phase === "answering" ? "" : phase));
-    if (s.phase === "answering") answeringBlock(box, s.answer_deadline);
+    box.append(el("p", { class: "phase", id: "phase", dataset: { phase: s.phase } }, phase));
     if (s.phase === "open" && s.closes_at) {
       box.append(el("div", { class: "window-box" }, t("window"), " ", countdown(s.closes_at)));
     }
@@ -253,19 +346,10 @@
       actions.append(button("reading-end", t("reading.end"), { type: "reading_end" }, "signal"));
     } else if (s.phase === "reading") {
       actions.append(button("reading-end", t("reading.end"), { type: "reading_end" }, "signal"));
-    } else if (s.phase === "answering") {
-      actions.append(button("judge-correct", t("correct"), { type: "judge", verdict: "correct" }, "correct"));
-      actions.append(button("judge-wrong", t("wrong"), { type: "judge", verdict: "wrong" }, "wrong"));
-      if (s.answer_deadline === null) {
-        // the reading goes on while the early presser waits (TV-94): end it first
-        actions.append(button("reading-end", t("reading.end"), { type: "reading_end" }, "signal"));
-      }
     }
     box.append(actions);
-    if (s.phase !== "answering") {
-      box.append(el("div", { class: "actions minor" },
-        button("timeout", t("timeout"), { type: "timeout" }, "secondary")));
-    }
+    box.append(el("div", { class: "actions minor" },
+      button("timeout", t("timeout"), { type: "timeout" }, "secondary")));
   }
 
   function renderBidding(box) {
@@ -310,6 +394,8 @@
       list.append(row);
     }
     box.append(list);
+    // read out after the bidding, to its winner: here for the host to prepare
+    questionBlock(box);
   }
 
   function renderCatGive(box) {
@@ -322,6 +408,7 @@
       choices.append(button("cat-" + (i + 1), player, { type: "cat_give", seat: i + 1 }, "go"));
     });
     box.append(choices);
+    questionBlock(box);
   }
 
   function renderCatPrice(box) {
@@ -335,38 +422,50 @@
         choices.append(button("cat-price-" + price, String(price), { type: "cat_price", price }, "go"));
       }
     } else {
-      const price = amountInput("cat-price", s.cell ? s.cell[1] : 0, 0, 1);
+      // a value the host enters (the editors' fixed one): the package's, if it states one
+      const q = hostView();
+      const stated = q && q.cat && q.cat.price;
+      const price = amountInput("cat-price", stated || (s.cell ? s.cell[1] : 0), 0, 1);
       choices.append(price.box, el("button", {
-        type: "button", class: "big go",
+        type: "button", class: "big go", id: "cat-price-set",
         onclick: (e) => send({ type: "cat_price", price: Number(price.input.value) }, e.currentTarget),
       }, t("cat.price.set")));
     }
     box.append(choices);
+    questionBlock(box);
   }
 
   function renderSpecial(box) {
     const s = snapshot;
     stageHead(box);
-    box.append(el("p", { class: "phase" }, t("special.answer", { name: name(s.answering), value: s.value })));
-    answeringBlock(box, s.special_deadline);
-    box.append(el("div", { class: "actions" },
-      button("judge-correct", t("correct"), { type: "judge", verdict: "correct" }, "correct"),
-      button("judge-wrong", t("wrong"), { type: "judge", verdict: "wrong" }, "wrong")));
+    // the host reads the question to the one who answers it, then judges
+    questionBlock(box);
+    answeringBlock(box, s.special_deadline, t("special.for", { value: s.value }));
+    verdicts(box, { type: "judge" });
+  }
+
+  /* The final's theme names: the package's, from the server; a page that has seen
+     them keeps them for the command log («Убрана тема …») after the final. */
+  let finalNames = [];
+  function finalName(n) {
+    const q = hostView();
+    if (q && q.final_themes) finalNames = q.final_themes;
+    return finalNames[n - 1] || t("final.theme", { n });
   }
 
   function finalHead(box) {
     const f = snapshot.final;
     if (f && f.themes_left.length === 1) {
-      box.append(el("h2", {}, t("final.theme.left", { n: f.themes_left[0] })));
+      box.append(el("h2", { class: "final-theme" }, t("final.theme.left") + " ",
+        el("span", { id: "final-theme-name" }, finalName(f.themes_left[0]))));
     }
   }
 
   function finalReading(box) {
     const extras = panel.extras || {};
-    const actions = el("div", { class: "actions minor" },
+    box.append(el("div", { class: "actions" },
       button("final-reading-start", t("final.reading.start"), { type: "reading_start" }, "secondary"),
-      button("final-reading-end", t("final.reading.end"), { type: "reading_end" }, "signal"));
-    box.append(actions);
+      button("final-reading-end", t("final.reading.end"), { type: "reading_end" }, "signal")));
     if (extras.final_timer_until) {
       box.append(el("div", { class: "window-box" }, t("final.timer"), " ", countdown(extras.final_timer_until)));
     }
@@ -376,61 +475,108 @@
     const f = snapshot.final;
     const turn = (panel.extras || {}).final_turn;
     box.append(el("h2", {}, t("final.remove", { name: name(turn) })));
-    const choices = el("div", { class: "choices" });
+    const choices = el("div", { class: "choices final-themes" });
     for (const theme of f.themes_left) {
-      choices.append(button("final-theme-" + theme, t("final.theme", { n: theme }),
+      choices.append(button("final-theme-" + theme, finalName(theme),
         { type: "final_remove", theme, seat: turn ?? null }, "wrong"));
     }
     box.append(choices);
   }
 
-  function renderFinalStakes(box) {
+  /* A finalist's stake row. The limit (the score) is shown, and an amount above it
+     (or below the minimum) is refused here, at entry: nothing is sent (the server
+     refuses it too). */
+  function stakeRow(seat, extras) {
     const s = snapshot;
-    const f = s.final;
+    const score = s.scores[String(seat)];
+    const staked = snapshot.final.staked.includes(seat);
+    const row = el("div", { class: "bidder" + (staked ? " passed" : " turn"), dataset: { seat: String(seat) } },
+      el("span", { class: "name" }, name(seat)), el("span", { class: "score" }, String(score)),
+      el("span", { class: "status" }, staked ? "✓ " + t("final.staked") : ""));
+    const step = extras.stake_step || 1;
+    const low = extras.stake_min || 1;
+    const amount = amountInput("stake-" + seat, low, low, step, score);
+    const error = el("p", { class: "error stake-error", id: "stake-error-" + seat, role: "alert", hidden: true });
+    const accept = el("button", {
+      type: "button", class: "big go", id: "stake-" + seat,
+      onclick: (e) => {
+        if (check()) send({ type: "final_stake", seat, amount: Number(amount.input.value) }, e.currentTarget);
+      },
+    }, t("final.stake"));
+    function check() {
+      const value = Number(amount.input.value);
+      let problem = "";
+      if (!Number.isFinite(value) || amount.input.value === "") problem = t("final.stake.none");
+      else if (value > score) problem = t("final.stake.over", { score });
+      else if (value < low) problem = t("final.stake.under", { min: low });
+      error.textContent = problem;
+      error.hidden = !problem;
+      amount.input.classList.toggle("invalid", Boolean(problem));
+      amount.input.setAttribute("aria-invalid", problem ? "true" : "false");
+      accept.classList.toggle("refused", Boolean(problem));
+      return !problem;
+    }
+    amount.input.addEventListener("input", check);
+    amount.onnudge(check);
+    row.append(el("div", { class: "bid-controls" },
+      amount.box,
+      el("span", { class: "limit", id: "stake-limit-" + seat }, t("final.stake.limit", { score })),
+      accept,
+      button(null, t("final.nostake"), { type: "final_stake", seat, amount: null }, "secondary")),
+    error);
+    check(); // a value typed before a redraw is checked again
+    return row;
+  }
+
+  function renderFinalStakes(box) {
     const extras = panel.extras || {};
     finalHead(box);
+    box.append(el("p", { class: "note" }, t("final.question.later")));
     const list = el("div", { class: "bidders" });
-    for (const seat of f.seats) {
-      const score = s.scores[String(seat)];
-      const staked = f.staked.includes(seat);
-      const row = el("div", { class: "bidder" + (staked ? " passed" : " turn"), dataset: { seat: String(seat) } },
-        el("span", { class: "name" }, name(seat)), el("span", { class: "score" }, String(score)),
-        el("span", { class: "status" }, staked ? "✓ " + t("final.staked") : ""));
-      const step = extras.stake_step || 1;
-      const low = extras.stake_min || 1;
-      const amount = amountInput("stake-" + seat, low, low, step, score);
-      row.append(el("div", { class: "bid-controls" }, amount.box,
-        el("button", {
-          type: "button", class: "big go", id: "stake-" + seat,
-          onclick: (e) => send({ type: "final_stake", seat, amount: Number(amount.input.value) }, e.currentTarget),
-        }, t("final.stake")),
-        button(null, t("final.nostake"), { type: "final_stake", seat, amount: null }, "secondary")));
-      list.append(row);
-    }
+    for (const seat of snapshot.final.seats) list.append(stakeRow(seat, extras));
     box.append(list);
-    finalReading(box);
   }
 
   function renderFinalJudging(box) {
     const s = snapshot;
     const f = s.final;
     finalHead(box);
+    // every stake is in: the host reads the question now, then judges the answers
+    questionBlock(box);
+    finalReading(box);
     const next = f.judge_order[0];
     box.append(el("div", { class: "answering-box" },
       el("div", { class: "label" }, t("final.next", { name: "" })),
       el("div", { class: "who", id: "answering-name", dataset: { seat: String(next) } }, name(next)),
       el("div", { class: "note" }, t("final.hidden"))));
-    box.append(el("div", { class: "actions" },
-      button("judge-correct", t("correct"), { type: "final_judge", verdict: "correct", seat: next }, "correct"),
-      button("judge-wrong", t("wrong"), { type: "final_judge", verdict: "wrong", seat: next }, "wrong")));
+    verdicts(box, { type: "final_judge" }, next);
     box.append(el("p", { class: "note" }, t("final.order", { names: f.judge_order.map(name).join(" → ") })));
-    finalReading(box);
   }
 
   function renderOver(box) {
     const s = snapshot;
     box.append(el("h2", { class: "winner-line", id: "winner" },
       s.winner ? t("winner", { name: name(s.winner) }) : t("no.winner")));
+  }
+
+  /* A question closed with nobody right (the window closed with no press, every
+     answer wrong, «Снять вопрос»): the host still has to say the right answer. Its
+     card stays until the host taps «К табло» or the game moves on (the next select). */
+  function renderHeld(box) {
+    const h = held;
+    box.append(el("h2", { class: "question-title" },
+      h.special ? el("span", { class: "special" }, t("special." + h.special)) : null,
+      t("question.for", { theme: h.theme, price: h.price })));
+    box.append(el("p", { class: "phase" }, t("held.note")));
+    box.append(el("div", { class: "question-box answer-first", id: "held-answer" },
+      answerLine(h.q), commentLine(h.q)));
+    box.append(el("div", { class: "actions" }, el("button", {
+      type: "button", class: "big go", id: "to-board",
+      onclick: () => { held = null; lastStageKey = ""; render(); },
+    }, snapshot.stage === "board" ? t("held.board") : t("held.next"))));
+    if (h.q.text || h.q.say) {
+      box.append(el("div", { class: "question-box read" }, sayLine(h.q), textLine(h.q)));
+    }
   }
 
   const STAGES = {
@@ -446,14 +592,44 @@
     over: renderOver,
   };
 
+  /* Which question is on the screen, and whether it closed with nobody right. */
+  const CELL_STAGES = new Set(["question", "special", "bidding", "cat_give", "cat_price"]);
+  let playing = null; // the question being played, as the host sees it
+  let held = null; // a question closed with nobody right, kept for its answer
+
+  function followQuestion(decisions, kind) {
+    const s = snapshot;
+    if (CELL_STAGES.has(s.stage) && s.cell) {
+      held = null;
+      const q = hostView();
+      const [theme, price] = s.cell;
+      if (q && !q.final_themes) {
+        playing = { cell: s.cell.join(":"), theme: s.themes[theme - 1] ?? theme, price, special: s.special, q };
+      }
+      return;
+    }
+    const right = decisions.some((d) => d.type === "score" && d.delta > 0);
+    if (playing && kind === "update" && decisions.length && !right && !s.shootout) {
+      held = { ...playing, stage: s.stage };
+    }
+    playing = null;
+    if (held && s.stage !== held.stage) held = null;
+  }
+
   function renderStage() {
     const box = $("stage");
     const key = JSON.stringify([Svoyak.lang, { ...snapshot, now: 0, version: 0, locked_until: 0 },
-      panel && panel.extras, resumedReading]);
+      panel && panel.extras, panel && panel.question, resumedReading, held && held.cell]);
     if (key === lastStageKey) return;
     lastStageKey = key;
     box.replaceChildren();
     box.dataset.stage = snapshot.stage;
+    if (held) {
+      box.dataset.held = "1";
+      renderHeld(box);
+      return;
+    }
+    delete box.dataset.held;
     (STAGES[snapshot.stage] || renderBoard)(box);
   }
 
@@ -467,6 +643,7 @@
           : t("cmd.select.next");
       case "judge": return t("cmd.judge." + c.verdict);
       case "final_judge": return t("cmd.final_judge." + c.verdict, { name: n(c.seat) });
+      case "final_remove": return t("cmd.final_remove", { theme: finalName(c.theme) });
       case "correction":
         return t("cmd.correction", { name: n(c.seat), delta: (c.delta > 0 ? "+" : "") + c.delta, reason: c.reason });
       default:
@@ -521,7 +698,7 @@
     renderStage();
   }
 
-  function onState(snap, pnl, decisions) {
+  function onState(snap, pnl, decisions, kind) {
     snapshot = snap;
     panel = pnl;
     for (const d of decisions) {
@@ -531,6 +708,7 @@
       if (d.type === "reading_resumed") resumedReading = true;
       if (d.type === "recognized" || d.type === "question" || d.type === "window_opened") resumedReading = false;
     }
+    followQuestion(decisions, kind);
     render();
   }
 
@@ -623,9 +801,28 @@
   // -- start -----------------------------------------------------------------------
 
   function setLink(up) {
+    // data-i18n follows the state: a language switch re-translates it as it is
     const link = $("link");
     link.className = "link " + (up ? "up" : "down");
-    link.textContent = t(up ? "link.up" : "link.down");
+    link.dataset.i18n = up ? "link.up" : "link.down";
+    link.textContent = t(link.dataset.i18n);
+  }
+
+  /* The top and bottom bars are fixed: the page keeps room for them, whatever they
+     wrap to (a phone, a long undo label, English), so that no control is ever left
+     under them. */
+  function watchBars() {
+    const root = document.documentElement.style;
+    const measure = () => {
+      const bar = $("top-bar");
+      const fixed = getComputedStyle(bar).position !== "static";
+      root.setProperty("--bar-h", (fixed ? bar.offsetHeight : 0) + "px");
+      root.setProperty("--tools-h", ($("game").hidden ? 0 : $("tools").offsetHeight) + "px");
+    };
+    new ResizeObserver(measure).observe($("top-bar"));
+    new ResizeObserver(measure).observe($("tools"));
+    new MutationObserver(measure).observe($("game"), { attributes: true, attributeFilter: ["hidden"] });
+    measure();
   }
 
   function start() {
@@ -662,6 +859,9 @@
     $("log-btn").onclick = openLog;
     $("log-close").onclick = () => $("log-dialog").close();
     $("logout-btn").onclick = logout;
+    $("toast").onclick = hideToast;
+    if (popovers) $("toast").hidden = false; // a closed popover is not drawn anyway
+    watchBars();
     setInterval(() => { tickCountdowns(); if (snapshot) Svoyak.renderScores($("scores"), snapshot, panel); }, 200);
     live = new Svoyak.Live(onState, setLink);
     fetch("/api/session", { credentials: "same-origin" })

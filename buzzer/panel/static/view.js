@@ -80,7 +80,8 @@
   function setLink(up) {
     const link = $("link");
     link.className = "link " + (up ? "up" : "down");
-    link.textContent = t(up ? "link.up" : "link.down");
+    link.dataset.i18n = up ? "link.up" : "link.down"; // a language switch re-translates it
+    link.textContent = t(link.dataset.i18n);
   }
 
   document.documentElement.lang = Svoyak.lang;

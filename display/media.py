@@ -1,0 +1,421 @@
+"""The package's pictures and sounds on the board: decoded safely, played on the board machine.
+
+A package is untrusted input, and a picture is the easiest way to hurt a
+board: a 30 KB PNG can claim 50 000 × 50 000 pixels and make the decoder ask
+for ten gigabytes. So a picture is read from the package with a byte limit,
+its size is read from the file's own header *before* decoding (PNG, JPEG,
+GIF, BMP, WebP — the formats SIGame packages use; anything else is refused),
+and only then handed to ``pygame.image.load``. A picture that cannot be
+shown becomes ``None``: the renderer draws a placeholder that says so, and
+the game goes on.
+
+Sound goes through ``pygame.mixer.music`` (it streams, so a long track costs
+its file's bytes, not its decoded samples), behind :class:`AudioBackend` so
+that tests can check what was loaded and started without a sound card or
+sleeping. Video and HTML are not played on the board: the board says so
+(``scene.NOTE_VIDEO`` …) instead of pretending.
+
+:class:`BoardMedia` ties it together for the live board and the replay: fed
+each snapshot, it decodes the current question's pictures once, starts,
+pauses and stops its sound with the question's phase, and hands the scene
+what to show. It decides nothing about the game; it follows the snapshot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+from display import scene as screens
+from rules.packages import MediaKind, MediaRef, PackageError
+
+if TYPE_CHECKING:
+    import pygame
+
+    from display.packages import OnBoard, PackageTexts
+    from rules.packages import CatParams
+
+#: The largest picture file read from a package (far below siq.MAX_MEDIA_BYTES, the
+#: archive's own limit: a board picture is never that big, and it is held in memory).
+MAX_IMAGE_BYTES: Final = 32 * 1024 * 1024
+#: The most pixels a picture may declare; 40 MP is a 7 700 × 5 200 photograph,
+#: 160 MB decoded at 32 bits: the most a Raspberry Pi should be asked for.
+MAX_IMAGE_PIXELS: Final = 40_000_000
+#: Pictures are shrunk to this longest side once decoded: a screen never needs more,
+#: and every later scaling then works on a small surface.
+MAX_IMAGE_SIDE: Final = 2048
+#: The most pictures of one question shown together (SIGame allows a screenful).
+MAX_IMAGES: Final = 8
+#: The largest sound file played (it is kept in memory while it plays).
+MAX_AUDIO_BYTES: Final = 64 * 1024 * 1024
+
+
+class MediaError(Exception):
+    """A picture or a sound that the board cannot use, with the reason."""
+
+
+# -- pictures ------------------------------------------------------------------------------
+
+
+def _png(data: bytes) -> tuple[int, int] | None:
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR" or len(data) < 24:
+        return None
+    width, height = struct.unpack(">II", data[16:24])
+    return int(width), int(height)
+
+
+def _gif(data: bytes) -> tuple[int, int] | None:
+    if data[:6] not in (b"GIF87a", b"GIF89a") or len(data) < 10:
+        return None
+    width, height = struct.unpack("<HH", data[6:10])
+    return int(width), int(height)
+
+
+def _bmp(data: bytes) -> tuple[int, int] | None:
+    if data[:2] != b"BM" or len(data) < 26:
+        return None
+    (header,) = struct.unpack("<I", data[14:18])
+    if header == 12:
+        width, height = struct.unpack("<HH", data[18:22])
+    else:
+        width, height = struct.unpack("<ii", data[18:26])
+    return abs(int(width)), abs(int(height))
+
+
+_JPEG_SOF: Final = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
+
+
+def _jpeg(data: bytes) -> tuple[int, int] | None:
+    if data[:2] != b"\xff\xd8":
+        return None
+    i = 2
+    n = len(data)
+    while i + 4 <= n:
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill bytes before a marker
+            i += 1
+            continue
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # no length
+            i += 2
+            continue
+        (length,) = struct.unpack(">H", data[i + 2 : i + 4])
+        if marker in _JPEG_SOF:
+            if i + 9 > n:
+                return None
+            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
+            return int(width), int(height)
+        if length < 2:
+            return None
+        i += 2 + length
+    return None
+
+
+def _webp(data: bytes) -> tuple[int, int] | None:
+    if data[:4] != b"RIFF" or data[8:12] != b"WEBP" or len(data) < 30:
+        return None
+    chunk = data[12:16]
+    if chunk == b"VP8 ":
+        width, height = struct.unpack("<HH", data[26:30])
+        return int(width) & 0x3FFF, int(height) & 0x3FFF
+    if chunk == b"VP8L":
+        bits = int.from_bytes(data[21:25], "little")
+        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+    if chunk == b"VP8X":
+        width = int.from_bytes(data[24:27], "little") + 1
+        height = int.from_bytes(data[27:30], "little") + 1
+        return width, height
+    return None
+
+
+def image_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a picture's header, or None when the format is not one we take.
+
+    Read before decoding, so that a picture claiming billions of pixels is
+    refused without allocating them.
+    """
+    for probe in (_png, _jpeg, _gif, _webp, _bmp):
+        size = probe(data)
+        if size is not None:
+            return size
+    return None
+
+
+def decode_image(data: bytes, name: str = "") -> pygame.Surface:
+    """A package picture as a surface, at most :data:`MAX_IMAGE_SIDE` on its longest side.
+
+    Raises :class:`MediaError` for a file too large, a format other than
+    PNG/JPEG/GIF/BMP/WebP, a declared size over :data:`MAX_IMAGE_PIXELS`, or
+    anything the decoder refuses.
+    """
+    import pygame
+
+    if len(data) > MAX_IMAGE_BYTES:
+        raise MediaError(f"{name}: {len(data)} bytes, over the limit of {MAX_IMAGE_BYTES}")
+    size = image_size(data)
+    if size is None:
+        raise MediaError(f"{name}: not a PNG, JPEG, GIF, BMP or WebP picture")
+    width, height = size
+    if width <= 0 or height <= 0:
+        raise MediaError(f"{name}: declares an empty picture ({width}×{height})")
+    if width * height > MAX_IMAGE_PIXELS:
+        raise MediaError(
+            f"{name}: {width}×{height} pixels, over the limit of {MAX_IMAGE_PIXELS} pixels"
+        )
+    try:
+        image = pygame.image.load(io.BytesIO(data), name or "image")
+    except (pygame.error, ValueError, OSError, MemoryError) as exc:
+        raise MediaError(f"{name}: the picture cannot be decoded ({exc})") from exc
+    w, h = image.get_size()
+    if w <= 0 or h <= 0:
+        raise MediaError(f"{name}: the picture is empty")
+    # 32 bits with alpha: what smoothscale takes and what blits fastest onto the board.
+    flat = pygame.Surface((w, h), pygame.SRCALPHA, 32)
+    flat.blit(image, (0, 0))
+    longest = max(w, h)
+    if longest > MAX_IMAGE_SIDE:
+        factor = MAX_IMAGE_SIDE / longest
+        flat = pygame.transform.smoothscale(
+            flat, (max(1, round(w * factor)), max(1, round(h * factor)))
+        )
+    return flat
+
+
+# -- sound ---------------------------------------------------------------------------------
+
+
+class AudioBackend(Protocol):
+    """What the board needs of a player for one question's sound (a seam for tests)."""
+
+    def start(self, data: bytes, name: str, volume: float) -> None:
+        """Load ``data`` (a whole sound file; ``name`` hints its format) and play it from
+        the start. Raises :class:`MediaError` when it cannot."""
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class MixerMusic:
+    """:class:`AudioBackend` on ``pygame.mixer.music``: streams MP3, OGG, WAV, FLAC …
+
+    The cues (:mod:`display.sounds`) play on the mixer's channels; this plays
+    on its music stream, so a press's ding is heard over a question's tune.
+    """
+
+    def __init__(self) -> None:
+        #: The file being played: pygame reads it while it plays, so it is kept.
+        self._file: io.BytesIO | None = None
+
+    def start(self, data: bytes, name: str, volume: float) -> None:
+        import pygame
+
+        if not pygame.mixer.get_init():
+            raise MediaError("no audio output (the mixer did not start)")
+        file = io.BytesIO(data)
+        try:
+            pygame.mixer.music.load(file, name.rpartition(".")[2].lower())
+            pygame.mixer.music.set_volume(volume)
+            pygame.mixer.music.play()
+        except (pygame.error, ValueError, OSError) as exc:
+            self._file = None
+            raise MediaError(f"{name}: the sound cannot be played ({exc})") from exc
+        self._file = file
+
+    def pause(self) -> None:
+        self._call("pause")
+
+    def resume(self) -> None:
+        self._call("unpause")
+
+    def stop(self) -> None:
+        self._call("stop")
+        self._call("unload")
+        self._file = None
+
+    @staticmethod
+    def _call(name: str) -> None:
+        import pygame
+
+        if pygame.mixer.get_init():
+            with contextlib.suppress(pygame.error):
+                getattr(pygame.mixer.music, name)()
+
+
+#: What a question's sound should be doing.
+PLAY = "play"
+PAUSE = "pause"
+STOP = "stop"
+
+
+def audio_wanted(snapshot: Mapping[str, Any] | None) -> str:
+    """Play, pause or stop the current question's sound, from the snapshot alone.
+
+    It plays while the question is read and the buttons are open (SIGame's
+    order: the sound *is* the question), holds while someone answers (so a
+    wrong answer gives the others the rest of the tune), and stops when the
+    question is over. A special question (cat, sponsor, stake) has no
+    reading phase: its sound plays while it is asked, as does the final's.
+    """
+    if not snapshot:
+        return STOP
+    stage = snapshot.get("stage")
+    if stage == "question":
+        phase = snapshot.get("phase")
+        if phase in ("reading", "open"):
+            return PLAY
+        if phase == "answering":
+            return PAUSE
+        return STOP
+    if stage in ("special", "final_judging"):
+        return PLAY
+    return STOP
+
+
+# -- the board's media ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """The package's part of a scene (see :class:`display.scene.Scene`'s fields)."""
+
+    text: str | None = None
+    images: tuple[pygame.Surface | None, ...] = ()
+    notes: tuple[str, ...] = ()
+    cat: CatParams | None = None
+    answer: str | None = None
+
+
+def _is_link(ref: MediaRef) -> bool:
+    inline = (ref.inline or "").strip().lower()
+    return inline.startswith(("http://", "https://", "//", "www."))
+
+
+class BoardMedia:
+    """The current question's media, following the snapshots (the main thread's job).
+
+    ``audio`` is None for a board without sound (a screenshot): the question
+    still says it has a sound, but nothing is played or reported as failed.
+    """
+
+    def __init__(
+        self, texts: PackageTexts, audio: AudioBackend | None = None, volume: float = 1.0
+    ) -> None:
+        self.texts = texts
+        self.audio = audio
+        self.volume = volume
+        self._key: tuple[Any, ...] | None = None
+        self._images: tuple[pygame.Surface | None, ...] = ()
+        self._decoded = False
+        self._audio_state = STOP
+        self._audio_started = False
+        self._audio_failed = False
+        #: Why media could not be shown or played, newest last (for the log and tests).
+        self.errors: list[str] = []
+
+    def update(self, snapshot: Mapping[str, Any] | None) -> Shown:
+        """What to show for ``snapshot``; starts, pauses and stops the sound on the way."""
+        found = self.texts.on_board(snapshot) if snapshot else None
+        key = found.key if found is not None else None
+        if key != self._key:
+            self._stop_audio()
+            self._key = key
+            self._images = ()
+            self._decoded = False
+            self._audio_started = False
+            self._audio_failed = False
+        if found is None:
+            return Shown()
+        if found.media and not self._decoded:
+            self._decoded = True
+            self._images = self._decode(found)
+        self._follow_audio(found, audio_wanted(snapshot))
+        return Shown(
+            text=found.text,
+            images=self._images if found.media else (),
+            notes=self._notes(found) if found.media else (),
+            cat=found.cat,
+            answer=found.answer,
+        )
+
+    def close(self) -> None:
+        """Stop any sound (the board is closing)."""
+        self._stop_audio()
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _decode(self, found: OnBoard) -> tuple[pygame.Surface | None, ...]:
+        refs = [r for r in found.media if r.kind is MediaKind.IMAGE and not _is_link(r)]
+        out: list[pygame.Surface | None] = []
+        for ref in refs[:MAX_IMAGES]:
+            label = ref.name or "inline picture"
+            try:
+                if ref.name is None:
+                    raise MediaError(f"{label}: inline picture content is not a file")
+                data = self.texts.media_bytes(ref, MAX_IMAGE_BYTES)
+                out.append(decode_image(data, ref.name))
+            except (MediaError, PackageError) as exc:
+                self.errors.append(str(exc))
+                out.append(None)
+        return tuple(out)
+
+    def _notes(self, found: OnBoard) -> tuple[str, ...]:
+        notes: list[str] = []
+        for ref in found.media:
+            if _is_link(ref):
+                note = screens.NOTE_LINK
+            elif ref.kind is MediaKind.AUDIO:
+                note = screens.NOTE_AUDIO_FAILED if self._audio_failed else screens.NOTE_AUDIO
+            elif ref.kind is MediaKind.VIDEO:
+                note = screens.NOTE_VIDEO
+            elif ref.kind is MediaKind.HTML:
+                note = screens.NOTE_HTML
+            else:
+                continue
+            if note not in notes:
+                notes.append(note)
+        return tuple(notes)
+
+    def _follow_audio(self, found: OnBoard, wanted: str) -> None:
+        audio = self.audio
+        ref = next(
+            (r for r in found.media if r.kind is MediaKind.AUDIO and r.name is not None), None
+        )
+        if audio is None or ref is None or self._audio_failed:
+            return
+        if wanted == self._audio_state:
+            return
+        if wanted == PLAY:
+            if not self._audio_started:
+                self._audio_started = True
+                try:
+                    assert ref.name is not None
+                    data = self.texts.media_bytes(ref, MAX_AUDIO_BYTES)
+                    audio.start(data, ref.name, self.volume)
+                except (MediaError, PackageError) as exc:
+                    self.errors.append(str(exc))
+                    self._audio_failed = True
+                    self._audio_state = STOP
+                    return
+            else:
+                audio.resume()
+        elif wanted == PAUSE:
+            if self._audio_state == PLAY:
+                audio.pause()
+            else:
+                return  # not started yet: nothing to hold
+        else:
+            audio.stop()
+        self._audio_state = wanted
+
+    def _stop_audio(self) -> None:
+        if self.audio is not None and self._audio_state != STOP:
+            self.audio.stop()
+        self._audio_state = STOP

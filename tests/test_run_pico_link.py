@@ -1,0 +1,129 @@
+"""``svoyak run --serial``: a missing or silent Pico stops the start (exit 2, a message
+naming the port and what to check); a Pico that goes away mid-game is an alert on
+the host's panel, in Russian, taken down when it is back. Real processes, the
+project's Pico emulator on a pseudo-terminal, the real serial link."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from firmware_bridge.emulator import Emulator
+from tests.test_panel_cli import served
+
+RUN = [sys.executable, "-m", "buzzer.cli", "run", "--headless", "--host", "127.0.0.1"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def refused(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    return subprocess.run(
+        [*RUN, "--port", "0", "--no-journal", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+
+
+def test_a_port_that_does_not_exist_is_an_error_at_start(tmp_path: Path) -> None:
+    done = refused("--serial", "/dev/ttyNOPE", tmp_path=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""  # no banner, no PIN: the game did not start
+    lines = done.stderr.splitlines()
+    assert lines and all(line.startswith("svoyak run: ") for line in lines)
+    ru, en = lines
+    assert "Pico на /dev/ttyNOPE: порт не открывается (No such file or directory)" in ru
+    assert "the Pico on /dev/ttyNOPE: cannot open the port (No such file or directory)" in en
+    for what in ("USB", "dialout", "--serial"):
+        assert what in ru and what in en
+
+
+def test_a_port_with_no_pico_behind_it_is_an_error_at_start(tmp_path: Path) -> None:
+    """A tty that opens but never answers the handshake (the wrong port, no firmware)."""
+    master, slave = os.openpty()
+    try:
+        done = refused("--serial", os.ttyname(slave), tmp_path=tmp_path)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert "порт открылся, но Pico не ответил за 5 с" in done.stderr
+    assert "the port opened but no Pico answered within 5 s" in done.stderr
+
+
+def source_alerts(client: httpx.Client) -> list[dict[str, Any]]:
+    alerts = client.get("/api/state").json()["panel"]["alerts"]
+    return [a for a in alerts if a["kind"] == "source"]
+
+
+def until(check: Any, what: str, timeout: float = 20.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (found := check()):
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+    return found
+
+
+def host_text(alert: dict[str, Any]) -> str:
+    """The alert as the host's page words it in Russian (i18n.js, common.js alertText)."""
+    words = (ROOT / "buzzer" / "panel" / "static" / "i18n.js").read_text(encoding="utf-8")
+    template = re.search(r'"alert\.source":\s*"([^"]*)"', words)  # the Russian table is first
+    assert template is not None
+    text = template.group(1)
+    for key in ("source", "detail"):
+        text = text.replace("{" + key + "}", str(alert.get(key) or ""))
+    return text
+
+
+def test_a_pico_unplugged_mid_game_is_an_alert_until_it_is_back(tmp_path: Path) -> None:
+    with Emulator(buttons=3, lamps=4) as emulator:
+        args = (
+            "--port",
+            "0",
+            "--pin",
+            "3141",
+            "--journal",
+            str(tmp_path / "g.sqlite"),
+            "--serial",
+            emulator.path,
+        )
+        env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+        with served(*RUN[4:], *args, env=env) as (url, out):
+            printed = "".join(out)
+            assert f"Pico: {emulator.path} (EMULATOR" in printed
+            assert "демо-игра" not in printed and "simulated buttons" not in printed
+            client = httpx.Client(base_url=url, timeout=10)
+            assert client.post("/api/login", json={"pin": "3141"}).status_code == 200
+            body = {"id": "s1", "command": {"type": "select", "theme": 1, "price": 100}}
+            assert client.post("/api/command", json=body).status_code == 200
+            assert source_alerts(client) == []
+
+            emulator.unplug()  # the USB cable comes out mid-game
+            (alert,) = until(lambda: source_alerts(client), "no alert for the lost Pico")
+            assert alert["source"] == "pico" and alert["detail"]
+            text = host_text(alert)
+            assert text.startswith("Кнопки «pico» не отвечают")
+            assert "игра идёт без них — проверьте подключение" in text
+            # The game goes on without the Pico: the host's commands still work.
+            body = {"id": "s2", "command": {"type": "reading_start"}}
+            assert client.post("/api/command", json=body).status_code == 200
+
+            emulator.replug()  # and back in
+            until(lambda: source_alerts(client) == [], "the alert stayed after the Pico came back")
+            # The Pico's presses count again.
+            client.post("/api/command", json={"id": "s3", "command": {"type": "reading_end"}})
+            until(lambda: client.get("/api/state").json()["snapshot"]["phase"] == "open", "open")
+            emulator.press(1)  # button index 1: seat 2
+            until(
+                lambda: client.get("/api/state").json()["snapshot"]["answering"] == 2,
+                "the press on the replugged Pico was not taken",
+            )
