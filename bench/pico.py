@@ -103,7 +103,7 @@ def run(presses: int, delay_s: float, hog: bool, folder: Path) -> dict[str, Any]
                         break
                     time.sleep(0.0005)
                 runtime.wait(runtime.command(lambda t: Judge(t, True)), timeout=30)
-                emulator.release(seat - 1, emulator.now_us() + 12_000)
+                emulator.release_after({seat - 1: 12_000})
                 time.sleep(0.025)  # past the release's hold-off
             runtime.settle()
         finally:

@@ -206,6 +206,14 @@ class Emulator:
         CPU, a garbage collection) can never ask for a time the device has
         already reported past: every stamp is exactly the one scripted.
         """
+        return self._edges_after(offsets_us, 1)
+
+    def release_after(self, offsets_us: dict[int, int]) -> dict[int, int]:
+        """Releases at offsets from one reading of the clock, exact as :meth:`press_after`'s
+        presses (a late release would stretch its hold-off over the next press)."""
+        return self._edges_after(offsets_us, 0)
+
+    def _edges_after(self, offsets_us: dict[int, int], level: int) -> dict[int, int]:
         if any(offset <= 0 for offset in offsets_us.values()):
             raise ValueError("offsets must be in the device's future (> 0 µs)")
         for button in offsets_us:
@@ -215,7 +223,7 @@ class Emulator:
             now = self.now_us()
             times = {button: now + offset for button, offset in offsets_us.items()}
             for button, at in times.items():
-                self._push_edge(button, 1, at)
+                self._push_edge(button, level, at)
         self._kick()
         return times
 

@@ -99,9 +99,12 @@ def play_pico(
                 with lock:
                     outcome.winners.append((seats[0], recognized[number]))
                 host(runtime, lambda t: Judge(t, True))
-                release_at = emulator.now_us() + max(11_000, lead_us)  # after the hold-off
-                for seat in seats:
-                    emulator.release(seat - 1, release_at)
+                # After the presses' hold-off, scheduled atomically: a release the
+                # script asked for too late would stretch its hold-off over the next press.
+                released = emulator.release_after(
+                    {seat - 1: max(11_000, lead_us) for seat in seats}
+                )
+                release_at = max(released.values())
                 _wait(lambda: emulator.pending_edges() == 0, "the releases")
                 # And past the releases' own hold-off: a press hidden in it would be
                 # stamped when the firmware notices it (FLAG_RECONCILED), not at its edge.
