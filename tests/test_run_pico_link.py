@@ -76,10 +76,11 @@ def until(check: Any, what: str, timeout: float = 20.0) -> Any:
 def host_text(alert: dict[str, Any]) -> str:
     """The alert as the host's page words it in Russian (i18n.js, common.js alertText)."""
     words = (ROOT / "buzzer" / "panel" / "static" / "i18n.js").read_text(encoding="utf-8")
-    template = re.search(r'"alert\.source":\s*"([^"]*)"', words)  # the Russian table is first
-    assert template is not None
+    key = "alert.source." + alert["why"] if alert.get("why") else "alert.source"
+    template = re.search(rf'"{re.escape(key)}":\s*"([^"]*)"', words)  # Russian comes first
+    assert template is not None, key
     text = template.group(1)
-    for key in ("source", "detail"):
+    for key in ("source", "detail", "ms"):
         text = text.replace("{" + key + "}", str(alert.get(key) or ""))
     return text
 
@@ -110,9 +111,11 @@ def test_a_pico_unplugged_mid_game_is_an_alert_until_it_is_back(tmp_path: Path) 
             emulator.unplug()  # the USB cable comes out mid-game
             (alert,) = until(lambda: source_alerts(client), "no alert for the lost Pico")
             assert alert["source"] == "pico" and alert["detail"]
+            # The reason is the host's language, not the journal's technical English.
+            assert alert["why"] == "silent" and alert["ms"] >= 100, alert
             text = host_text(alert)
-            assert text.startswith("Кнопки «pico» не отвечают")
-            assert "игра идёт без них — проверьте подключение" in text
+            assert text.startswith(f"Кнопки «pico» молчат уже {alert['ms']} мс")
+            assert "проверьте подключение" in text and "watermark" not in text
             # The game goes on without the Pico: the host's commands still work.
             body = {"id": "s2", "command": {"type": "reading_start"}}
             assert client.post("/api/command", json=body).status_code == 200

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import re
 import threading
 import time
 from collections import OrderedDict, deque
@@ -379,6 +380,7 @@ class PanelHub:
                         t=decision.t,
                         source=source,
                         detail=decision.get("detail"),
+                        **_source_fault_reason(decision.get("detail")),
                     )
             elif isinstance(decision, Note) and decision.type == "final_timer":
                 until = decision.get("until")
@@ -518,3 +520,15 @@ class PanelHub:
     @property
     def connections(self) -> int:
         return len(self._connections)
+
+
+def _source_fault_reason(detail: object) -> dict[str, Any]:
+    """The journaled (English, technical) fault detail as a reason the page can translate:
+    ``why`` "offline" (never connected, or gone) or "silent" with ``ms`` behind the clock."""
+    text = str(detail or "")
+    if text.startswith("no watermark"):
+        return {"why": "offline"}
+    found = re.match(r"watermark (\d+) ms behind", text)
+    if found:
+        return {"why": "silent", "ms": int(found.group(1))}
+    return {}

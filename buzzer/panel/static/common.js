@@ -175,7 +175,10 @@ const Svoyak = (() => {
   }
 
   function alertText(snapshot, alert) {
-    return t("alert." + alert.kind, {
+    // A source's fault: the reason in the page's language (the journal's detail is English).
+    const key = alert.kind === "source" && alert.why ? "alert.source." + alert.why : "alert." + alert.kind;
+    return t(key, {
+      ms: alert.ms === undefined ? "" : String(alert.ms),
       name: playerName(snapshot, alert.seat),
       source: alert.source || "",
       detail: alert.detail || "",
