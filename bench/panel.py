@@ -87,8 +87,9 @@ def serve(settle_ms: float, journal: str | None) -> int:
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)  # connections wait in the backlog until uvicorn accepts them
     print(f"PORT {sock.getsockname()[1]}", flush=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
-    uvicorn.Server(config).run(sockets=[sock])
+    from buzzer.panel.connections import panel_config
+
+    uvicorn.Server(panel_config(app)).run(sockets=[sock])
     return 0
 
 

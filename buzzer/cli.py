@@ -32,7 +32,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             from buzzer.journal.store import JournalStore, JournalStoreError
 
             try:
-                with JournalStore(path) as store:
+                with JournalStore(path, readonly=True) as store:
                     journal = list(store.lines())
             except JournalStoreError as exc:
                 print(f"svoyak replay: {exc}", file=sys.stderr)
@@ -81,12 +81,39 @@ def _cmd_journal_export(args: argparse.Namespace) -> int:
         print(f"svoyak journal export: no such journal database: {source}", file=sys.stderr)
         return 2
     try:
-        with JournalStore(source) as store:
+        with JournalStore(source, readonly=True) as store:
             count = store.export(Path(args.output))
     except (JournalStoreError, OSError) as exc:
         print(f"svoyak journal export: {exc}", file=sys.stderr)
         return 2
     print(f"{count} lines written to {args.output}", file=sys.stderr)
+    return 0
+
+
+def _cmd_journal_repair(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from buzzer.journal.repair import RepairError, repair
+
+    path = Path(args.database)
+    try:
+        done = repair(path, skip_line=args.skip_line, truncate_at=args.truncate_at)
+    except RepairError as exc:
+        print(f"svoyak journal repair: {exc}", file=sys.stderr)
+        return 2
+    if done.removed:
+        what_ru = f"удалено строк: {done.removed}"
+        what_en = f"{done.removed} line(s) removed"
+    else:
+        what_ru = f"строка {args.skip_line} заменена пустой (её текст — в поле skipped)"
+        what_en = f"line {args.skip_line} replaced by an empty tick (its text kept in 'skipped')"
+    print(
+        f"svoyak journal repair: {path}: {what_ru}; строк в журнале: {done.lines}; "
+        f"копия до починки: {done.backup}\n"
+        f"svoyak journal repair: {path}: {what_en}; the journal has {done.lines} lines; "
+        f"the copy from before: {done.backup}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -139,6 +166,22 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("database", help="the game's journal database (.sqlite)")
     export.add_argument("output", help="the JSON Lines file to write")
     export.set_defaults(handler=_cmd_journal_export)
+    repair = journal_commands.add_parser(
+        "repair",
+        help="make a journal that stops replaying at line N resumable: skip that line, or "
+        "cut the journal there (a copy is saved first)",
+        description="For a journal `svoyak run --resume` refuses at line N (it names the line). "
+        "--skip-line N: line N becomes an empty tick that keeps its text (field 'skipped'); "
+        "--truncate-at N: lines N and after are removed. Nothing is written unless the "
+        "repaired journal replays completely, and a copy of the whole database is saved "
+        "beside it first (GAME.before-repair-DATE.sqlite). Stop the game first. Exit status 2 "
+        "when nothing was changed.",
+    )
+    how = repair.add_mutually_exclusive_group(required=True)
+    how.add_argument("--skip-line", type=int, metavar="N", help="replace line N by an empty tick")
+    how.add_argument("--truncate-at", type=int, metavar="N", help="remove lines N and after")
+    repair.add_argument("database", help="the game's journal database (.sqlite)")
+    repair.set_defaults(handler=_cmd_journal_repair)
     for module in _COMMAND_MODULES:
         try:
             loaded = import_module(module)

@@ -34,15 +34,37 @@ _FINAL_STAGES = frozenset({"final_remove", "final_stakes", "final_judging"})
 
 
 def _host_question(question: Question) -> dict[str, Any]:
-    """One question as the host's panel shows it (:meth:`PackageTexts.host_view`)."""
+    """One question as the host's panel shows it (:meth:`PackageTexts.host_view`).
+
+    ``media``: what the board shows with it besides the text, as kinds in package
+    order, each once (:func:`_host_media`); ``cat_receiver``: whom the package lets
+    a cat go to (``others``, ``any``: the chooser may keep it, ``self``), for the
+    host to be told when the rules say otherwise; None for any other question.
+    """
     cat = question.cat
     return {
         "text": question.text,
         "say": question.say,
         "answer": list(question.right),
         "comment": question.comment,
+        "media": _host_media(question.media),
         "cat": None if cat is None else _host_cat(cat),
+        "cat_receiver": None if cat is None else cat.receiver.value,
     }
+
+
+def _host_media(media: tuple[MediaRef, ...]) -> list[str]:
+    """The kinds of a question's media as the board treats them: ``image``, ``audio``,
+    ``video`` (not played), ``html`` (not shown), ``link`` (inline content naming a
+    web address: not shown), each once, in package order."""
+    kinds: list[str] = []
+    for ref in media:
+        inline = (ref.inline or "").strip().lower()
+        link = inline.startswith(("http://", "https://", "//", "www."))
+        kind = "link" if link else ref.kind.value
+        if kind not in kinds:
+            kinds.append(kind)
+    return kinds
 
 
 def _host_cat(cat: CatParams) -> dict[str, Any]:
@@ -103,7 +125,7 @@ class PackageTexts:
         answers, the comment, and a cat's own theme and value as the package
         states them (the engine sets the value played). The final: the real
         theme names from its start (the host removes themes by name, as the
-        board shows them), and its question and answer once every stake is in
+        board shows them), and its question, answer and media once every stake is in
         (``final_judging``), when the host reads it out: never while stakes
         are still being written. None when the package has nothing to say.
         """

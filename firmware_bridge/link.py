@@ -20,7 +20,11 @@ No press is lost or duplicated across a reconnect: the device keeps every
 event until the host's cumulative ACK covers it and resends them after the
 handshake; the host accepts each event number once. Gaps in the event
 numbers are counted and logged; one the device can no longer fill (its
-heartbeat says the ring moved past it) is counted as lost.
+heartbeat says the ring moved past it) is counted as lost. A heartbeat whose
+counters cannot be true — an ``oldest_unacked`` beyond its ``next_event`` or
+ahead of every event received, a ``next_event`` behind one — is a protocol
+error, counted (``bad_counters``) and ignored: it never opens a window that
+would take every later press for a duplicate.
 
 Lamp commands (:meth:`BridgeLink.set_lamp`) are written at once from the
 caller's thread (the lamp is on the latency path), remembered, resent until
@@ -103,7 +107,9 @@ class LinkConfig:
     """How to reach the device and how patient to be."""
 
     url: str
-    #: ``seats[i]`` is the seat of button ``i``; default: button index + 1.
+    #: ``seats[i]`` is the seat of button ``i``; default: button index + 1. A button
+    #: beyond the map has no seat: its presses are counted (``unseated``), never
+    #: delivered (``attach_bridge`` maps exactly the game's seats).
     seats: tuple[int, ...] | None = None
     baudrate: int = 115_200
     ping_interval_s: float = 0.25
@@ -151,6 +157,12 @@ class LinkStats:
     device_dropped: int = 0
     device_rx_bad: int = 0
     heartbeats: int = 0
+    #: Presses and releases of a button with no seat in the game (beyond ``seats``).
+    unseated: int = 0
+    #: HEARTBEATs and HELLOs whose event counters contradict what the host has
+    #: received (an ``oldest_unacked`` ahead of every event, a ``next_event``
+    #: behind one): protocol errors, ignored (see :meth:`BridgeLink._counters_problem`).
+    bad_counters: int = 0
     #: Delivered events whose mapped stamp was raised to the watermark already
     #: reported, because the clock mapping moved (see the module docstring).
     watermark_clamps: int = 0
@@ -253,6 +265,8 @@ class BridgeLink:
         self._acked = 0
         self._highest = 0
         self._above: set[int] = set()
+        #: Buttons with no seat already reported in the log (once each).
+        self._unseated_logged: set[int] = set()
         self._ack_due = False
         self._lamps: dict[int, _LampState] = {}
         self._token = 0
@@ -528,6 +542,14 @@ class BridgeLink:
             return
         with self._lock:
             new_boot = hello.boot_id != self._boot_id
+            oldest = hello.oldest_unacked
+            problem = self._counters_problem(
+                hello.next_event, oldest, hello=True, new_boot=new_boot
+            )
+            if problem is not None:
+                self._stats.bad_counters += 1
+                log.warning("bridge: a HELLO's counters ignored: %s", problem)
+                oldest = min(oldest, hello.next_event)
             if new_boot:
                 if self._boot_id is not None:
                     self._stats.device_restarts += 1
@@ -543,7 +565,7 @@ class BridgeLink:
                 self.mapper.reset()
                 device_us = self._unwrapper.unwrap(hello.ticks)
                 self.mapper.seed(device_us, now)
-                self._acked = self._highest = max(hello.oldest_unacked - 1, 0)
+                self._acked = self._highest = max(oldest - 1, 0)
                 self._above.clear()
             else:
                 unwrapper = self._unwrapper
@@ -552,7 +574,10 @@ class BridgeLink:
                     unwrapper.rebase(hello.ticks, self.mapper.to_device_us(now))
                 else:
                     unwrapper.unwrap(hello.ticks)
-                self._settle_lost(hello.oldest_unacked)
+                # Only up to the events in hand: the ring's resends come next, and the
+                # heartbeat after them (checked against them) settles the rest.
+                if problem is None:
+                    self._settle_lost(min(oldest, self._highest + 1))
             self._hello = hello
             session.handshaken = True
             session.rx_seq = None
@@ -597,13 +622,22 @@ class BridgeLink:
         nothing older than its tick is still to come."""
         unwrapper = self._unwrapper
         assert unwrapper is not None
-        device_us = unwrapper.unwrap(heartbeat.ticks)
         with self._lock:
             self._stats.heartbeats += 1
+            problem = self._counters_problem(heartbeat.next_event, heartbeat.oldest_unacked)
+            if problem is not None:
+                # Counted and ignored whole: its counters would declare presses
+                # lost that are still to come, its tick promise nothing.
+                self._stats.bad_counters += 1
+                count = self._stats.bad_counters
+                if count & (count - 1) == 0:  # the 1st, 2nd, 4th, 8th …: a flood logs little
+                    log.warning("bridge: HEARTBEAT ignored (%d so far): %s", count, problem)
+                return
             self._stats.device_dropped = heartbeat.dropped
             self._stats.device_rx_bad = heartbeat.rx_bad
             self._settle_lost(heartbeat.oldest_unacked)
             complete = self._acked >= heartbeat.next_event - 1 and not session.pending
+        device_us = unwrapper.unwrap(heartbeat.ticks)
         if complete:
             self._advance_mark(device_us)
 
@@ -643,6 +677,34 @@ class BridgeLink:
                 if state.pending_seq == ack.seq:
                     state.pending_seq = None
                     state.acked = True
+
+    def _counters_problem(
+        self, next_event: int, oldest_unacked: int, *, hello: bool = False, new_boot: bool = False
+    ) -> str | None:
+        """Why a frame's event counters cannot be true, or None (lock held).
+
+        The device numbers its events from 1 and keeps the unacknowledged
+        ones, so ``oldest_unacked <= next_event`` always; and in one boot,
+        ``next_event`` is past every event the host has received. A
+        HEARTBEAT's ``oldest_unacked`` is never ahead of every event the host
+        has received: the device resends its ring (the newest events) before
+        it could tell of older ones lost. A frame that says otherwise would
+        turn every later press into a "duplicate": it is a protocol error.
+        (A HELLO may be ahead — it comes before the resends — and is settled
+        only up to the events in hand.)
+        """
+        if oldest_unacked > next_event:
+            return f"oldest_unacked {oldest_unacked} is beyond next_event {next_event}"
+        if new_boot:
+            return None
+        if next_event <= self._highest:
+            return f"next_event {next_event} is not past event {self._highest}, already received"
+        if not hello and oldest_unacked > self._highest + 1:
+            return (
+                f"oldest_unacked {oldest_unacked} is ahead of every event received "
+                f"(the highest is {self._highest}): their resends would come first"
+            )
+        return None
 
     def _settle_lost(self, oldest_unacked: int) -> None:
         """Events before ``oldest_unacked`` that never arrived never will (lock held)."""
@@ -708,9 +770,24 @@ class BridgeLink:
         t_ns, raised = self.mapper.map_event_at_least(device_us, floor)
         button = message.button
         seats = self.config.seats
-        if button >= hello.buttons or (seats is not None and button >= len(seats)):
+        if button >= hello.buttons:
             with self._lock:
                 self._stats.bad_events += 1
+            return t_ns
+        if seats is not None and button >= len(seats):
+            # A button wired beyond the game's players (button 7 of 8 in a 3-player
+            # game): no seat to press for. Never journaled as one; told once.
+            with self._lock:
+                self._stats.unseated += 1
+                first = button not in self._unseated_logged
+                self._unseated_logged.add(button)
+            if first:
+                log.warning(
+                    "bridge: button %d has no seat in this game (%d seats): its presses "
+                    "are ignored (counted in unseated)",
+                    button,
+                    len(seats),
+                )
             return t_ns
         if self.config.drop_before_start and t_ns < self._started_ns:
             with self._lock:

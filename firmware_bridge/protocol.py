@@ -260,6 +260,8 @@ class Heartbeat:
 
     ``oldest_unacked`` lets the host tell a gap that a resend will fill from
     one that can no longer be filled (the device's ring overflowed: ``dropped``).
+    Always ``oldest_unacked <= next_event``; the host ignores a heartbeat whose
+    counters contradict the events it holds (``BridgeLink._counters_problem``).
     """
 
     TYPE: ClassVar[MsgType] = MsgType.HEARTBEAT

@@ -116,8 +116,11 @@ def gc_pressure(pause_s: float = 0.005) -> Iterator[None]:
 def websocket_flood(runtime: Runtime, sockets: int = 4) -> Iterator[None]:
     """The real panel on uvicorn, and viewer sockets sending ``resync`` as fast as they can.
 
-    Every resync makes the server encode and send a whole snapshot: the web
-    adapter's threads compete with the runtime for the GIL the whole time.
+    Every resync makes the server send a whole state: the web adapter's threads
+    compete with the runtime for the GIL the whole time. The server throttles a
+    flooding viewer, closes it (1008) and refuses its address for a while (the
+    hub's SocketPolicy): each socket connects again at once, so the flood (now
+    of refused handshakes, too) goes on as long as the test does.
     """
     import asyncio
 
@@ -132,12 +135,17 @@ def websocket_flood(runtime: Runtime, sockets: int = 4) -> Iterator[None]:
     sent = [0]
 
     async def flood_one(url: str) -> None:
-        async with websockets.connect(url, max_size=None) as ws:
-            while not stop.is_set():
-                await ws.send('{"type": "resync"}')
-                sent[0] += 1
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(ws.recv(), 0.001)
+        while not stop.is_set():
+            try:
+                async with websockets.connect(url, max_size=None) as ws:
+                    while not stop.is_set():
+                        await ws.send('{"type": "resync"}')
+                        sent[0] += 1
+                        with contextlib.suppress(asyncio.TimeoutError):
+                            await asyncio.wait_for(ws.recv(), 0.001)
+            except (websockets.ConnectionClosed, websockets.InvalidStatus, OSError):
+                sent[0] += 1  # closed for flooding, or refused: connect again
+                await asyncio.sleep(0.001)
 
     async def flood() -> None:
         url = f"ws://{server.host}:{server.port}/ws"

@@ -14,6 +14,7 @@ import httpx
 
 from buzzer.journal.store import JournalStore
 from buzzer.panel.app import Panel, create_app
+from buzzer.panel.connections import ConnectionLimits
 from buzzer.panel.demo import demo_header
 from buzzer.panel.server import BackgroundServer
 from buzzer.runtime.controller import Controller
@@ -75,13 +76,19 @@ class Rig:
 
 @contextmanager
 def panel_rig(
-    tmp_path: Path, header: dict[str, Any] | None = None, **options: Any
+    tmp_path: Path,
+    header: dict[str, Any] | None = None,
+    *,
+    limits: ConnectionLimits | None = None,
+    **options: Any,
 ) -> Iterator[Rig]:
+    """The panel on uvicorn; ``limits``: the server's connection limits (the defaults of
+    ``svoyak run``), ``options``: ``create_app``'s."""
     store = JournalStore(tmp_path / "game.sqlite")
     controller = Controller.new(header or demo_header(), store)
     options.setdefault("simulate", True)
     app = create_app(controller, PIN, **options)
-    server = BackgroundServer(app).start()
+    server = BackgroundServer(app, limits=limits).start()
     try:
         yield Rig(controller, store, app.state.panel, server)
     finally:

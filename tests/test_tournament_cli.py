@@ -29,7 +29,7 @@ HEAD = {
 }
 
 
-def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+def run(*args: str | Path | int) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "buzzer.cli", "tournament", *map(str, args)],
         cwd=ROOT,
@@ -40,13 +40,13 @@ def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def ok(*args: str | Path) -> str:
+def ok(*args: str | Path | int) -> str:
     done = run(*args)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
-def refused(*args: str | Path) -> str:
+def refused(*args: str | Path | int) -> str:
     done = run(*args)
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "Traceback" not in done.stderr
@@ -181,11 +181,25 @@ def test_bad_input(db: Path, tmp_path: Path) -> None:
     unfinished.write_text("\n".join(lines) + "\n", "utf-8")
     assert "not over" in refused("result", db, game_id, unfinished)
 
+    # Issue 13: the journal's seats must be the draw's, and its names registered ones.
+    swapped = journal(tmp_path / "swapped.jsonl", games[game_id][::-1], 1, None)
+    assert "seats the players" in refused("result", db, game_id, swapped)
+    stranger = journal(tmp_path / "stranger.jsonl", [*games[game_id][:2], "Никто"], 1, None)
+    assert "'Никто' are not registered" in refused("result", db, game_id, stranger)
+
     ok("result", db, game_id, finished)
     assert "already recorded" in refused("result", db, game_id, finished)
 
     (tmp_path / "junk.sqlite").write_text("not a database", "utf-8")
     assert "not a svoyak tournament database" in refused("standings", tmp_path / "junk.sqlite")
+
+
+def test_draw_sends_the_games_to_rooms(db: Path) -> None:
+    """``draw --rooms``: the games go to the rooms in turn (issue 13: a room reports its own)."""
+    assert "bad room name" in refused("draw", db, "--seed", "3", "--rooms", "zal 1,zal-2")
+    out = ok("draw", db, "--seed", "3", "--rooms", "zal-1,zal-2")
+    rooms = [line.split("  ")[2] for line in out.splitlines()]
+    assert rooms == ["room zal-1", "room zal-2", "room zal-1"]
 
 
 def test_svoyak_entry_point_accepts_the_module() -> None:

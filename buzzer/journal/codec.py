@@ -67,13 +67,29 @@ class JournalError(Exception):
 _decode = json.JSONDecoder().decode
 
 
+#: What a line with a lone UTF-16 surrogate is told (``"\\ud800"``: JSON takes it, UTF-8 cannot
+#: encode it, so neither the journal's SQLite file nor ``svoyak replay``'s output could hold it).
+LONE_SURROGATE = "a text holds a lone UTF-16 surrogate (\\ud800..\\udfff): not valid Unicode"
+
+
 def _loads(text: str, line: int) -> dict[str, Any]:
     try:
         obj = json.loads(text) if text[:1] == "\ufeff" else _decode(text)
     except ValueError as exc:
         raise JournalError(line, f"not valid JSON ({exc})") from None
+    except RecursionError:
+        raise JournalError(line, "not valid JSON (arrays or objects nested too deeply)") from None
     if not isinstance(obj, dict):
         raise JournalError(line, f"expected a JSON object, got {type(obj).__name__}")
+    # Only an escape can put a lone surrogate into a line read from UTF-8 (the
+    # journal's bytes, SQLite's text): the common line has none, and costs one search.
+    if "\\u" in text:
+        try:
+            json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise JournalError(line, LONE_SURROGATE) from None
+        except RecursionError:
+            raise JournalError(line, "arrays or objects nested too deeply") from None
     return obj
 
 

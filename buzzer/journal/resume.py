@@ -28,6 +28,11 @@ def rebuild(lines: list[str], base: Path | None = None) -> tuple[GameCore, list[
             core.push(parser.parse(text, line), decisions)
     except InputError as exc:
         raise JournalError(exc.ref or line, exc.message) from None
+    except (AssertionError, KeyError, IndexError, ValueError, TypeError, RecursionError) as exc:
+        # An engine bug must not be a traceback either: the line that met it is named.
+        raise JournalError(
+            line, f"the engine could not apply this line ({type(exc).__name__}: {exc})"
+        ) from None
     return core, decisions
 
 

@@ -9,6 +9,10 @@ need the session cookie that ``POST /api/login`` gives for the PIN; a small
 ASGI middleware refuses them before any body is read, so no request made
 without the PIN can act, whatever it carries. Viewer pages, ``GET
 /api/state`` and the WebSocket need no PIN and cannot act.
+
+Outside everything, :class:`~buzzer.panel.limits.BodyLimit` bounds every
+request's body before a byte of it is read (413), and the WebSocket's
+messages are rate-limited by the hub (:class:`~buzzer.panel.hub.SocketPolicy`).
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ from buzzer import __version__
 from buzzer.panel import messages
 from buzzer.panel.auth import COOKIE, PinGuard
 from buzzer.panel.gate import CommandGate, SeatError
-from buzzer.panel.hub import PanelHub
+from buzzer.panel.hub import POLICY_VIOLATION, PanelHub, SocketPolicy
+from buzzer.panel.limits import DEFAULT_LIMIT, ROUTE_LIMITS, BodyLimit
 from buzzer.panel.models import (
     CommandLog,
     CommandRequest,
@@ -83,6 +88,19 @@ class Panel:
     def button_released(self, seat: int) -> None:
         """The stuck button came up: take its alert down (thread-safe)."""
         self.hub.clear_alerts("stuck", seat)
+
+    # -- who may open a WebSocket -------------------------------------------------
+
+    def is_host(self, headers: list[tuple[bytes, bytes]]) -> bool:
+        """Whether a request's headers carry the host's session (from the host's page)."""
+        return same_origin(headers) and self.guard.valid(session_token(headers))
+
+    def admits_socket(self, address: str | None, headers: list[tuple[bytes, bytes]]) -> bool:
+        """Whether a WebSocket from ``address`` may be served: the host's always; a
+        viewer's unless too many are open or its address flooded a moment ago. (The
+        server asks before the handshake, ``connections.GuardedH11Protocol``: a
+        refused flooder costs a 403 written by hand, not a handshake.)"""
+        return self.hub.admit(self.is_host(headers), address)
 
 
 def same_origin(headers: list[tuple[bytes, bytes]]) -> bool:
@@ -146,9 +164,13 @@ async def _host_session(token: str | None = Depends(_cookie_scheme)) -> None:
 
 
 HOST = [Depends(_host_session)]
+TOO_LARGE: dict[int | str, dict[str, Any]] = {
+    413: {"model": ErrorBody, "description": "the body is larger than the route takes"},
+}
 REFUSALS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorBody, "description": "no valid host session: log in with the PIN"},
     403: {"model": ErrorBody, "description": "the request came from another site's page"},
+    **TOO_LARGE,
 }
 
 
@@ -162,6 +184,7 @@ def create_app(
     pin_window_s: float = 60.0,
     secure_cookie: bool = False,
     static_dir: Path = STATIC,
+    socket_policy: SocketPolicy | None = None,
 ) -> FastAPI:
     """The panel of one game: ``game`` is the live :class:`Runtime`, or a controller.
 
@@ -171,11 +194,12 @@ def create_app(
     and stops it. ``pin``: 4–6 digits (``auth.new_pin()`` draws one).
     ``simulate``: add the demo's simulated buttons (``/api/simulate/*``).
     ``secure_cookie``: mark the session cookie Secure (only behind HTTPS).
+    ``socket_policy``: what a WebSocket may send (the hub's defaults).
     """
     owned = isinstance(game, Controller)
     runtime = Runtime(game) if isinstance(game, Controller) else game
     controller = runtime.controller
-    hub = PanelHub(controller)
+    hub = PanelHub(controller, policy=socket_policy)
     guard = PinGuard(pin, max_failures=max_pin_failures, window_s=pin_window_s)
     panel = Panel(controller, runtime, hub, CommandGate(runtime, hub), guard, simulate)
 
@@ -204,12 +228,15 @@ def create_app(
     )
     app.state.panel = panel
     app.add_middleware(HostGuard, guard=guard)
+    # Added last: the outermost, before the host guard and any body is read.
+    app.add_middleware(BodyLimit, limits=ROUTE_LIMITS, default=DEFAULT_LIMIT)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = [
             {"loc": list(e.get("loc", ())), "msg": str(e.get("msg", "")), "type": e.get("type")}
-            for e in exc.errors()
+            # At most 20: a body of a thousand unknown keys gets a short answer.
+            for e in exc.errors()[:20]
         ]
         where = "; ".join(f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in errors[:5])
         return JSONResponse(
@@ -277,6 +304,7 @@ def create_app(
         responses={
             401: {"model": ErrorBody, "description": "wrong PIN"},
             403: REFUSALS[403],
+            **TOO_LARGE,
             429: {"model": ErrorBody, "description": "too many PIN attempts: wait"},
         },
     )
@@ -426,7 +454,12 @@ def create_app(
     async def live(websocket: WebSocket) -> None:
         """A snapshot on connect, then every update (docs/panel.md)."""
         headers = websocket.scope["headers"]
-        host = same_origin(headers) and guard.valid(session_token(headers))
+        host = panel.is_host(headers)
+        address = websocket.client.host if websocket.client else None
+        if not hub.admit(host, address):
+            # Before the handshake completes: the client gets a plain 403.
+            await websocket.close(code=POLICY_VIOLATION)
+            return
         await websocket.accept()
 
         async def incoming() -> str | None:
@@ -435,6 +468,6 @@ def create_app(
                 return None
             return str(message.get("text") or "")
 
-        await hub.serve(websocket, host, incoming)
+        await hub.serve(websocket, host, incoming, address)
 
     return app

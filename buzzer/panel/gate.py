@@ -5,6 +5,9 @@
 1. **Applied once.** The client names each command with an id; the first
    result (accepted or refused) is kept and any repeat of that id gets it
    back, so a double tap or a retry over flaky Wi-Fi never scores twice.
+   The id is journaled with the command's line (docs/journal.md): after a
+   restart (``--resume``) a retry of a journaled command is answered with
+   its journal line (``repeat``), never applied again.
 2. **Stale.** The command names the snapshot version it was made from; if
    the state has since moved on in a way that matters to that command (for a
    verdict: someone else is answering now; for a bid: the bidding moved),
@@ -56,6 +59,7 @@ from buzzer.arbiter.events import (
     Timeout,
     Undo,
 )
+from buzzer.journal.encode import command_key, encode_input
 from buzzer.panel import messages
 from buzzer.panel.hub import PanelHub
 from buzzer.panel.models import CommandRequest
@@ -139,6 +143,11 @@ class CommandGate:
                 if seen[0] != fingerprint:
                     return _done(Outcome(409, messages.ID_REUSED.body())), False
                 return seen[1], True
+            journaled = self.controller.journaled_command(request.id)
+            if journaled is not None:
+                # Given before a restart (or long forgotten here): the journal has it.
+                outcome = self._journaled(request, command, *journaled)
+                return _done(outcome), outcome.status == 200
             future = self._start(request, command)
             self._results[request.id] = (fingerprint, future)
             while len(self._results) > self._remember:
@@ -162,7 +171,7 @@ class CommandGate:
         if kind in ("pause", "resume"):
             hub.set_paused(kind == "pause")
             return _done(Outcome(200, self._result(request, None, [], kind == "pause")))
-        submitted = self.runtime.command(lambda t: to_input(command, t))
+        submitted = self.runtime.command(lambda t: to_input(command, t), command_id=request.id)
         outcome: Future[Outcome] = Future()
 
         def finish(done: Future[Any]) -> None:
@@ -180,6 +189,19 @@ class CommandGate:
 
         submitted.add_done_callback(finish)
         return outcome
+
+    def _journaled(
+        self, request: CommandRequest, command: dict[str, Any], line: int, key: str
+    ) -> Outcome:
+        """The outcome of a command the journal holds under this id: its line (the
+        decisions it made then are in the journal, not repeated here)."""
+        try:
+            same = command_key(encode_input(to_input(command, 0))) == key
+        except ValueError:  # pause / resume: never journaled, so never this id's command
+            same = False
+        if not same:
+            return Outcome(409, messages.ID_REUSED.body())
+        return Outcome(200, self._result(request, line, [], self.hub.paused))
 
     def _result(
         self, request: CommandRequest, line: int | None, decisions: list[Any], paused: bool

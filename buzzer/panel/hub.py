@@ -10,6 +10,14 @@ snapshots by version (for the stale-command check), the host's command log
 (from the core's history: its journal line numbers are what undo names),
 the alerts (false starts from the decisions; stuck buttons from the
 hardware layer through :meth:`alert`) and the pause flag.
+
+What a socket may send is bounded (:class:`SocketPolicy`): the pages send a
+ping every 5 s and nothing else, so each socket has a token bucket; past it
+messages are dropped unread, and a viewer that keeps flooding is closed
+(1008, policy violation) and its address may not open a viewer socket for a
+while. A ``resync`` is answered from the cached state message (rebuilt only
+when the state changed), so that viewers asking for it cannot make the host's
+commands wait behind their work on the event loop.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ import threading
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from buzzer.arbiter.decisions import Decision, FalseStart, Ignored, Note
@@ -67,6 +76,10 @@ HOST_COMMANDS = (
     Objection,
 )
 
+#: Alerts that go by themselves, and after how long (game ns, the server's clock: a
+#: tablet's own may differ): a page loaded later never shows them again.
+TRANSIENT_ALERTS_NS = {"false_start": 8_000_000_000, "late": 30_000_000_000}
+
 
 class Socket(Protocol):
     async def send_text(self, data: str) -> None: ...
@@ -74,15 +87,53 @@ class Socket(Protocol):
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
+@dataclass(frozen=True)
+class SocketPolicy:
+    """What one WebSocket may send, and how many viewers may be connected."""
+
+    #: Messages a second a socket may send, sustained (the pages: one ping in 5 s).
+    rate: float = 2.0
+    #: Messages a socket may send at once.
+    burst: float = 10.0
+    #: A viewer whose dropped messages pass this is closed with 1008 (policy violation).
+    max_dropped: int = 20
+    #: A longer message (characters) closes the socket with 1009 (message too big).
+    max_message: int = 1024
+    #: Viewer sockets open at once; more are refused (the host's are never refused).
+    max_viewers: int = 64
+    #: Seconds a viewer's address closed for flooding may not open a viewer socket.
+    penalty_s: float = 10.0
+
+
+#: WebSocket close codes (RFC 6455).
+POLICY_VIOLATION = 1008
+MESSAGE_TOO_BIG = 1009
+
+
 class Connection:
-    """One open WebSocket: its outgoing queue and whether it is a logged-in host."""
+    """One open WebSocket: its outgoing queue, whether it is a logged-in host, and
+    the token bucket of what it may send."""
 
-    __slots__ = ("host", "queue", "socket")
+    __slots__ = ("dropped", "host", "queue", "socket", "stamp", "tokens")
 
-    def __init__(self, socket: Socket, host: bool, size: int) -> None:
+    def __init__(self, socket: Socket, host: bool, size: int, burst: float) -> None:
         self.socket = socket
         self.host = host
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(size)
+        self.tokens = burst
+        self.stamp = time.monotonic()
+        self.dropped = 0
+
+    def take(self, policy: SocketPolicy) -> bool:
+        """One message's token, if the bucket has one (else the message is dropped)."""
+        now = time.monotonic()
+        self.tokens = min(policy.burst, self.tokens + (now - self.stamp) * policy.rate)
+        self.stamp = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        self.dropped += 1
+        return False
 
 
 def controller_lock(controller: Controller) -> threading.RLock:
@@ -107,8 +158,10 @@ class PanelHub:
         log_size: int = 30,
         alert_size: int = 20,
         queue_size: int = 256,
+        policy: SocketPolicy | None = None,
     ) -> None:
         self.controller = controller
+        self.policy = policy or SocketPolicy()
         self._lock = threading.Lock()
         self._snapshots: OrderedDict[int, dict[str, Any]] = OrderedDict()
         self._versions = versions
@@ -126,10 +179,20 @@ class PanelHub:
         self._log_records: dict[int, tuple[object, dict[str, Any]]] = {}
         self._log_lock = threading.Lock()
         self._last_visible: dict[str, Any] = {}
+        #: the core's undone lines when the last full update went out (an undo that
+        #: changed nothing visible still changes the host's command log)
+        self._last_undone: frozenset[int] = frozenset()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self._connections: set[Connection] = set()
         self._writers: set[asyncio.Task[None]] = set()
+        #: bumped whenever a message goes out: the cached state messages are stale
+        self._generations = itertools.count(1)
+        self._generation = 0
+        #: host? → (generation, version, the state message without its "now")
+        self._state_cache: dict[bool, tuple[int, int, str]] = {}
+        #: a viewer's address closed for flooding → monotonic time it may come back
+        self._penalties: dict[str, float] = {}
         with controller_lock(controller):
             first = controller.snapshot()
             self._remember(first)
@@ -176,6 +239,11 @@ class PanelHub:
                 "has_chooser": rules.has_chooser,
                 "final_turn": None,
                 "cat_options": None,
+                # what the rules make of a cat and an auction (the page says so)
+                "cat_rules": None
+                if rules.cat is None
+                else {"price": rules.cat.price.value, "may_keep": rules.cat.may_keep},
+                "stake_opener_only": rules.stake.opener_only if rules.stake else None,
                 "bid_min": None,
                 "bid_step": None,
                 "bid_forced": None,
@@ -286,7 +354,7 @@ class PanelHub:
     def panel_state(self, host: bool, snapshot: dict[str, Any] | None = None) -> dict[str, Any]:
         state: dict[str, Any] = {
             "paused": self.paused,
-            "alerts": list(self.alerts),
+            "alerts": self._live_alerts(),
             "extras": self.extras(),
         }
         if host:
@@ -305,17 +373,30 @@ class PanelHub:
         return lookup(snapshot) if lookup is not None else None
 
     def state_message(self, host: bool) -> str:
-        """The whole state: what a panel gets on connect, and on a resync."""
-        snapshot = self.controller.snapshot()
-        return json.dumps(
-            {
-                "type": "state",
-                "version": snapshot["version"],
-                "snapshot": snapshot,
-                "panel": self.panel_state(host, snapshot),
-            },
-            ensure_ascii=False,
-        )
+        """The whole state: what a panel gets on connect, and on a resync.
+
+        Built once per change of state (and per kind of reader), then served
+        from the cache with the game clock's ``now`` stamped afresh: a viewer's
+        resync costs a string copy, not a snapshot, the controller's lock and
+        an encoding."""
+        generation = self._generation
+        cached = self._state_cache.get(host)
+        if cached is None or cached[0] != generation or cached[1] != self.controller.version:
+            snapshot = self.controller.snapshot()
+            del snapshot["now"]
+            head = json.dumps(
+                {
+                    "type": "state",
+                    "version": snapshot["version"],
+                    "panel": self.panel_state(host, snapshot),
+                },
+                ensure_ascii=False,
+            )
+            body = json.dumps(snapshot, ensure_ascii=False)
+            # '{..., "snapshot": {...' : the snapshot's "now" is appended on each use.
+            cached = (generation, snapshot["version"], head[:-1] + ', "snapshot": ' + body[:-1])
+            self._state_cache[host] = cached
+        return f'{cached[2]}, "now": {self.controller.now()}}}}}'
 
     # -- the controller's listener ---------------------------------------------
 
@@ -329,7 +410,14 @@ class PanelHub:
         """
         self._note_decisions(decisions)
         visible = {k: v for k, v in snapshot.items() if k not in ("version", "now")}
-        if not decisions:
+        # A host command that changes nothing visible (a final stake replaced, or
+        # undone) still changes the host's command log: it goes out in full.
+        core = self.controller.core
+        history = core.history
+        logged = bool(history) and isinstance(history[-1], HOST_COMMANDS)
+        logged = logged or core.undone != self._last_undone
+        self._last_undone = core.undone
+        if not decisions and not logged:
             with self._lock:
                 unchanged = visible == self._last_visible
                 if unchanged:
@@ -348,7 +436,7 @@ class PanelHub:
             self._remember(snapshot)
             body_snapshot = json.dumps(snapshot, ensure_ascii=False)
             body_decisions = "[" + ", ".join(d.to_json() for d in decisions) + "]"
-            public = {"paused": self.paused, "alerts": list(self.alerts), "extras": extras}
+            public = {"paused": self.paused, "alerts": self._live_alerts(), "extras": extras}
             head = f'{{"type": "update", "version": {snapshot["version"]}, '
             head += f'"decisions": {body_decisions}, "snapshot": {body_snapshot}, "panel": '
             viewer = head + json.dumps(public, ensure_ascii=False) + "}"
@@ -432,6 +520,20 @@ class PanelHub:
             self._drop(lambda a: alert_id is None or a["id"] == alert_id)
         self.broadcast_panel()
 
+    def _live_alerts(self) -> list[dict[str, Any]]:
+        """The alerts to show now: a transient one (a false start, a late press) only
+        within its time of the game clock (:data:`TRANSIENT_ALERTS_NS`)."""
+        now = self.controller.now()
+        return [
+            a
+            for a in list(self.alerts)
+            if not (
+                a["kind"] in TRANSIENT_ALERTS_NS
+                and isinstance(a.get("t"), int)
+                and now - a["t"] > TRANSIENT_ALERTS_NS[a["kind"]]
+            )
+        ]
+
     def _drop(self, doomed: Callable[[dict[str, Any]], bool]) -> None:
         kept = [a for a in self.alerts if not doomed(a)]
         self.alerts.clear()
@@ -453,6 +555,7 @@ class PanelHub:
     # -- fan-out -----------------------------------------------------------------
 
     def _dispatch(self, viewer: str, host: str) -> None:
+        self._generation = next(self._generations)  # the cached state is stale
         loop = self._loop
         if loop is None or loop.is_closed():
             return
@@ -472,23 +575,60 @@ class PanelHub:
                     conn.queue.get_nowait()
                 conn.queue.put_nowait(self.state_message(conn.host))
 
-    async def serve(self, socket: Socket, host: bool, incoming: Callable[[], Any]) -> None:
+    def admit(self, host: bool, address: str | None) -> bool:
+        """Whether a new socket may be served: every host's; a viewer's unless there are
+        ``max_viewers`` already or its address was closed for flooding a moment ago."""
+        if host:
+            return True
+        if address is not None and self._penalties:
+            now = time.monotonic()
+            for where, until in list(self._penalties.items()):
+                if until <= now:
+                    del self._penalties[where]
+            if address in self._penalties:
+                return False
+        viewers = sum(1 for conn in self._connections if not conn.host)
+        return viewers < self.policy.max_viewers
+
+    async def serve(
+        self,
+        socket: Socket,
+        host: bool,
+        incoming: Callable[[], Any],
+        address: str | None = None,
+    ) -> None:
         """Serve one WebSocket until it closes: the state first, then every update.
 
         ``incoming`` awaits the client's next text message (``{"type": "resync"}``
-        asks for the whole state again; anything else is ignored: a panel acts
-        only through the HTTP API).
+        asks for the whole state again, ``{"type": "ping"}`` is answered with a
+        pong; anything else is ignored: a panel acts only through the HTTP API).
+        What the socket sends is rate-limited (:class:`SocketPolicy`); ``address``
+        is the client's, remembered when a viewer is closed for flooding.
         """
-        conn = Connection(socket, host, self._queue_size)
+        policy = self.policy
+        conn = Connection(socket, host, self._queue_size, policy.burst)
         conn.queue.put_nowait(self.state_message(host))
         self._connections.add(conn)
         writer = asyncio.ensure_future(self._write(conn))
         self._writers.add(writer)
+        closing: tuple[int, str] | None = None
         try:
             while True:
                 text = await incoming()
                 if text is None:
                     break
+                if len(text) > policy.max_message:
+                    closing = (MESSAGE_TOO_BIG, "message too big")
+                    break
+                if not conn.take(policy):
+                    if not host and conn.dropped > policy.max_dropped:
+                        closing = (POLICY_VIOLATION, "too many messages")
+                        if address is not None:
+                            self._penalties[address] = time.monotonic() + policy.penalty_s
+                            while len(self._penalties) > 1024:  # many addresses: the oldest go
+                                del self._penalties[next(iter(self._penalties))]
+                        break
+                    continue  # throttled: dropped unread
                 try:
                     request = json.loads(text)
                 except ValueError:
@@ -501,6 +641,9 @@ class PanelHub:
             self._connections.discard(conn)
             writer.cancel()
             self._writers.discard(writer)
+        if closing is not None:
+            with contextlib.suppress(Exception):
+                await socket.close(code=closing[0], reason=closing[1])
 
     def _fanout_one(self, conn: Connection, message: str) -> None:
         with contextlib.suppress(asyncio.QueueFull):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Seat = Annotated[int, Field(ge=1, le=16, description="a player's seat, 1-based")]
 Money = Annotated[int, Field(ge=0, le=1_000_000_000)]
@@ -104,12 +104,19 @@ class FinalJudgeCmd(_Strict):
 
 
 class CorrectionCmd(_Strict):
-    """Change a score by hand, with a reason."""
+    """Change a score by hand, with a reason (``delta`` is never 0: the journal refuses it)."""
 
     type: Literal["correction"]
     seat: Seat
     delta: Annotated[int, Field(ge=-10_000_000, le=10_000_000)]
     reason: Annotated[str, Field(min_length=1, max_length=200)]
+
+    @field_validator("delta")
+    @classmethod
+    def _changes_the_score(cls, delta: int) -> int:
+        if delta == 0:
+            raise ValueError("a correction must change the score: delta must not be 0")
+        return delta
 
 
 class ObjectionCmd(_Strict):

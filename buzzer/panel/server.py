@@ -8,14 +8,21 @@ from typing import Any
 
 import uvicorn
 
+from buzzer.panel.connections import ConnectionLimits, panel_config
+
 
 class BackgroundServer:
     """uvicorn on ``host:port`` (port 0: a free one) in a daemon thread."""
 
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0) -> None:
-        config = uvicorn.Config(
-            app, host=host, port=port, log_level="warning", access_log=False, lifespan="on"
-        )
+    def __init__(
+        self,
+        app: Any,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        limits: ConnectionLimits | None = None,
+    ) -> None:
+        # The same configuration as `svoyak run` (connections.panel_config).
+        config = panel_config(app, host=host, port=port, limits=limits)
         self.server = uvicorn.Server(config)
         self.host = host
         self.port = port

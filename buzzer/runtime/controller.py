@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -30,10 +31,12 @@ from buzzer.arbiter.decisions import Decision
 from buzzer.arbiter.events import Input, Tick
 from buzzer.arbiter.machine import SequenceError
 from buzzer.core import GameCore, InputError
-from buzzer.journal.codec import parse_header
-from buzzer.journal.encode import encode_input
+from buzzer.journal.codec import LONE_SURROGATE, InputParser, JournalError, parse_header
+from buzzer.journal.encode import checked_line, command_key
 from buzzer.journal.resume import rebuild
 from buzzer.journal.store import JournalStore
+
+log = logging.getLogger(__name__)
 
 Listener = Callable[[list[Decision], dict[str, Any]], None]
 Clock = Callable[[], int]
@@ -73,6 +76,10 @@ class Controller:
         self._lines = 1 if store is None else len(store)
         #: The journal's lines when there is no store (to rebuild after a refusal).
         self._memory: list[str] = []
+        #: The replay's parser: every line is checked by it before it is journaled.
+        self._parser = InputParser(len(core.setup.players))
+        #: Journaled host commands by the panel's id: id → (line, command_key).
+        self._command_ids: dict[str, tuple[int, str]] = {}
 
     # -- construction --------------------------------------------------------
 
@@ -86,6 +93,10 @@ class Controller:
     ) -> Controller:
         """A new game: the header is journaled first (line 1)."""
         line = json.dumps({"type": "game", **header}, ensure_ascii=False)
+        try:
+            line.encode("utf-8")  # a name from a command line of bad bytes (surrogateescape)
+        except UnicodeEncodeError:
+            raise JournalError(1, LONE_SURROGATE) from None
         core = GameCore(parse_header(line, base))
         if store is not None:
             if len(store):
@@ -101,8 +112,26 @@ class Controller:
         """The game in ``store``, rebuilt; its clock goes on from the last journaled instant."""
         lines = list(store.lines())
         core, _ = rebuild(lines, store.path.resolve().parent)
-        last = max((json.loads(x).get("t", 0.0) for x in lines[1:]), default=0.0)
-        return cls(core, store, clock() - round(last * 1e9), clock)
+        last = 0.0
+        ids: dict[str, tuple[int, str]] = {}
+        for number, text in enumerate(lines[1:], 2):
+            record = json.loads(text)
+            last = max(last, record.get("t", 0.0))
+            command_id = record.get("id")
+            if isinstance(command_id, str):
+                ids[command_id] = (number, command_key(text))
+        controller = cls(core, store, clock() - round(last * 1e9), clock)
+        controller._command_ids = ids
+        return controller
+
+    def journaled_command(self, command_id: str) -> tuple[int, str] | None:
+        """The journal line of the host command the panel named ``command_id``, and its
+        :func:`~buzzer.journal.encode.command_key`; None if no such command was journaled.
+
+        Kept across restarts (the ``id`` field of the command's line): a retry
+        after ``--resume`` is answered with the first outcome, never applied again.
+        """
+        return self._command_ids.get(command_id)
 
     @property
     def lock(self) -> threading.RLock:
@@ -131,7 +160,10 @@ class Controller:
         The core's errors (an input that makes no sense) propagate after the
         input was journaled: the journal is the record of what happened, and
         a replay refuses at the same line. Callers validate host commands
-        against the snapshot first (the panel does).
+        against the snapshot first (the panel does). An input the journal
+        could not even hold (a seat the game does not have, a value out of
+        range: :func:`~buzzer.journal.encode.checked_line`) is an
+        :class:`InputError` *before* anything is journaled.
         """
         with self._lock:
             out: list[Decision] = []
@@ -164,6 +196,7 @@ class Controller:
         items: list[tuple[Input, bool]],
         until: int | None = None,
         after: Sequence[Input] = (),
+        ids: Sequence[str | None] = (),
     ) -> tuple[list[Applied], list[Decision]]:
         """Apply inputs already in event-time order, journal them in one commit, then publish.
 
@@ -173,7 +206,14 @@ class Controller:
         ``after``: inputs stamped at ``until`` that decide nothing by
         themselves (source faults). ``until``: the time proven complete —
         when a deadline is due by then (a window's end, a held input), a
-        ``tick`` at ``until`` is applied last.
+        ``tick`` at ``until`` is applied last. ``ids``: the panel's command
+        id of each item (or None), journaled with its line.
+
+        Every line is checked as a replay will read it before it is staged
+        (:func:`~buzzer.journal.encode.checked_line`): an input the journal
+        could not replay — a press of a button with no seat in this game, a
+        host value out of the journal's range — is refused like a refused
+        trial, never journaled, so that a resume always replays what was shown.
 
         The inputs reach the core before the disk, but nothing leaves this
         method — no listener, no reply — before the journal's one commit
@@ -188,8 +228,9 @@ class Controller:
         with self._lock:
             lines: list[str] = []
             start = self._lines
+            named: list[tuple[str, int, str]] = []
             try:
-                for item, trial in items:
+                for index, (item, trial) in enumerate(items):
                     if trial:
                         try:
                             try_input(self.core, item)
@@ -197,29 +238,37 @@ class Controller:
                             results.append(Applied(None, exc.message, len(out)))
                             continue
                     first = len(out)
+                    staged = len(lines)
+                    command_id = ids[index] if index < len(ids) else None
                     try:
-                        line = self._stage(item, lines, out)
-                    except (InputError, SequenceError) as exc:
-                        # A live input the engine cannot take (a late host input):
-                        # left out of the journal like a refused trial.
-                        lines.pop()
-                        self._rebuild(lines)
+                        line = self._stage(item, lines, out, command_id)
+                    except (InputError, SequenceError, JournalError) as exc:
+                        # A live input the engine cannot take (a late host input), or
+                        # one the journal could not replay: left out of the journal
+                        # like a refused trial.
+                        if len(lines) > staged:
+                            del lines[staged:]
+                            self._rebuild(lines)
                         del out[first:]
-                        message = exc.message if isinstance(exc, InputError) else str(exc)
+                        message = str(exc) if isinstance(exc, SequenceError) else exc.message
                         results.append(Applied(None, message, first))
                         continue
+                    if command_id is not None:
+                        named.append((command_id, line, command_key(lines[staged])))
                     results.append(Applied(line, None, first))
                 for item in after:
-                    self._stage(item, lines, out)
+                    self._stage_quietly(item, lines, out)
                 if until is not None:
                     deadline = self.core.next_deadline()
                     if deadline is not None and deadline <= until:
-                        self._stage(Tick(until), lines, out)
+                        self._stage_quietly(Tick(until), lines, out)
                 if lines:
                     if self.store is not None:
                         self.store.append_lines(lines)
                     else:
                         self._memory.extend(lines)
+                for command_id, line, key in named:
+                    self._command_ids[command_id] = (line, key)
             except BaseException:
                 self._lines = start
                 self._rebuild([])
@@ -233,16 +282,32 @@ class Controller:
             listener(out, snapshot)
         return results, out
 
-    def _stage(self, item: Input, lines: list[str], out: list[Decision]) -> int:
-        """Give ``item`` its journal line, push it (and a tie's draw) into the core."""
-        self._lines += 1
-        line = self._lines
-        lines.append(encode_input(item))
-        self.core.push(dataclasses.replace(item, ref=line), out)
+    def _stage(
+        self, item: Input, lines: list[str], out: list[Decision], command_id: str | None = None
+    ) -> int:
+        """Give ``item`` its journal line, push it (and a tie's draw) into the core.
+
+        The line is checked first (:func:`checked_line`): a :class:`JournalError`
+        leaves everything as it was.
+        """
+        line = self._lines + 1
+        item = dataclasses.replace(item, ref=line)
+        text = checked_line(item, self._parser, line, command_id)
+        self._lines = line
+        lines.append(text)
+        self.core.push(item, out)
         draw = self.core.draw_for_pending_tie()
         if draw is not None:
             self._stage(draw, lines, out)
         return line
+
+    def _stage_quietly(self, item: Input, lines: list[str], out: list[Decision]) -> None:
+        """Stage an input of the runtime's own (a fault, a tick): one the journal could
+        not hold (a time beyond its range) is left out and logged, never the batch's end."""
+        try:
+            self._stage(item, lines, out)
+        except JournalError as exc:
+            log.warning("controller: %s left out of the journal: %s", item, exc.message)
 
     def _rebuild(self, staged: list[str]) -> None:
         """The core as the journal (plus ``staged`` lines not yet written) has it."""
@@ -263,9 +328,14 @@ class Controller:
             return snapshot
 
     def _apply(self, item: Input, out: list[Decision]) -> None:
-        self._lines += 1
+        line = self._lines + 1
+        try:
+            text = checked_line(dataclasses.replace(item, ref=line), self._parser, line)
+        except JournalError as exc:
+            raise InputError(line, exc.message) from None
+        self._lines = line
         if self.store is not None:
-            self._lines = self.store.append_line(encode_input(item))
+            self._lines = self.store.append_line(text)
         else:
-            self._memory.append(encode_input(item))
+            self._memory.append(text)
         self.core.push(dataclasses.replace(item, ref=self._lines), out)

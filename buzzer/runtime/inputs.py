@@ -10,6 +10,14 @@ the panel's taps. Lamps follow the decisions through the one lamp policy
 Nothing here reaches for the panel or a clock of its own: ``attach_gpio``
 and ``attach_bridge`` take the runtime and, optionally, what to call about
 stuck buttons (:class:`Alerts`).
+
+A button wired beyond the game's players (button 7 of the Pico's 8 in a
+3-player game, a pin map of more buttons than players) has no seat: its
+presses are dropped here, at the edge, counted (``unseated``) and logged
+once per button — never journaled as a seat the game does not have, which
+a replay or ``--resume`` would refuse. The controller refuses such a press
+too (it checks every line as the replay reads it), so a source that slips
+one through cannot poison the journal either.
 """
 
 from __future__ import annotations
@@ -37,10 +45,14 @@ class Alerts(Protocol):
 class GpioSink:
     """The ButtonBank's sink: inputs to the runtime, stuck buttons to the alerts."""
 
-    def __init__(self, source: EdgeSource, alerts: Alerts | None) -> None:
+    def __init__(self, source: EdgeSource, alerts: Alerts | None, seats: int = 16) -> None:
         self.source = source
         self.alerts = alerts
+        #: The game's seats: a button beyond them has no seat (dropped, counted).
+        self.seats = seats
         self.refused: list[str] = []
+        #: Presses and releases of buttons with no seat in this game, by seat.
+        self.unseated: dict[int, int] = {}
 
     def __call__(self, event: Any) -> None:
         from hardware.buttons import ButtonFreed, ButtonStuck
@@ -55,6 +67,17 @@ class GpioSink:
                 alerts.button_released(event.seat)
             return
         if isinstance(event, Press | Release):
+            if not 1 <= event.seat <= self.seats:
+                count = self.unseated.get(event.seat, 0)
+                self.unseated[event.seat] = count + 1
+                if not count:
+                    log.warning(
+                        "GPIO button of seat %d: no such seat in this game (%d players), "
+                        "its presses are ignored",
+                        event.seat,
+                        self.seats,
+                    )
+                return
             self.source.put(event)
             return
         self.source.put(event, trial=True).add_done_callback(self._refused)
@@ -77,7 +100,7 @@ def attach_gpio(
     from hardware.lamps import LampBoard
 
     source = runtime.edge_source("gpio")
-    sink = GpioSink(source, alerts)
+    sink = GpioSink(source, alerts, len(runtime.controller.core.setup.players))
     lamps = LampBoard(pinmap, pin_factory)
     runtime.controller.subscribe(lamps.apply)
     bank = ButtonBank(pinmap, pin_factory, sink)
@@ -169,10 +192,16 @@ def attach_bridge(
     from buzzer.runtime.lamps import BridgeLamps
     from firmware_bridge.link import BridgeLink, LinkConfig
 
+    players = len(runtime.controller.core.setup.players)
+    config = link_config or LinkConfig(url)
+    if config.seats is None:
+        # Button i is seat i + 1, for the game's seats only: the buttons beyond
+        # them are counted as unseated by the link, never delivered.
+        config = dataclasses.replace(config, seats=tuple(range(1, players + 1)))
     holder: list[LinkSource] = []
     errors = _OpenErrors(serial.serial_for_url)
     link = BridgeLink(
-        link_config or LinkConfig(url),
+        config,
         sink=lambda item: holder[0].put(item),
         on_watermark=runtime.nudge,
         serial_factory=errors,
@@ -186,7 +215,7 @@ def attach_bridge(
             raise PicoUnavailable(url, *_reason(errors, connect_timeout_s))
         log.warning("the Pico at %s did not connect within %.0f s", url, connect_timeout_s)
     runtime.add_source(source)
-    lamps = BridgeLamps(link, len(runtime.controller.core.setup.players))
+    lamps = BridgeLamps(link, players)
     runtime.controller.subscribe(lamps.apply)
     return Attached(runtime, source, (_Stoppable(link),), None, link)
 

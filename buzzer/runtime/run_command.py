@@ -27,12 +27,13 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "advertised as http://svoyak.local:PORT/ (mDNS); the host's PIN is printed here "
         "only (never on the board: the players see it), and `svoyak pin` prints it again. "
         "--headless: no window, the panel only (with simulated buttons, "
-        "POST /api/simulate/press).",
+        "POST /api/simulate/press, unless GPIO or a Pico gives real ones).",
     )
     run.add_argument(
         "--headless",
         action="store_true",
-        help="no board window: the panel only, with simulated buttons (servers, tests)",
+        help="no board window: the panel only, with simulated buttons unless --pins or "
+        "--serial gives real ones (servers, tests)",
     )
     run.add_argument("--port", type=int, default=8000, help="TCP port (0: a free one)")
     run.add_argument(
@@ -163,16 +164,47 @@ def _cmd_run(args: argparse.Namespace) -> int:
         pin = check_pin(args.pin) if args.pin else new_pin()
     except ValueError as exc:
         return _fail(str(exc))
+    fresh = None  # a journal of the games folder this run is about to create
     if args.journal is None and not args.no_journal:
         # Every game is journaled unless asked otherwise: a crash must never lose one.
         try:
             args.journal = str(_latest_game() if args.resume else _new_game_path())
-        except FileNotFoundError as exc:
+        except OSError as exc:
             return _fail(str(exc))
+        if not Path(args.journal).exists():
+            fresh = Path(args.journal)
     if not 0 <= args.port <= 65535:
         return _fail("--port must be 0..65535")
     with contextlib.ExitStack() as cleanup:
+        if fresh is not None:
+            # Runs last: a start that failed (a missing Pico, a taken port) or a game
+            # stopped before anything happened leaves no journal that `--resume`
+            # would take for the last game night.
+            cleanup.callback(_drop_if_unplayed, fresh)
         return _serve(args, players, pin, cleanup)
+
+
+def _drop_if_unplayed(path: Path) -> None:
+    """Remove a journal this run created if it holds nothing but its header."""
+    if _played(path) is False:
+        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            with contextlib.suppress(FileNotFoundError):
+                leftover.unlink()
+
+
+def _played(path: Path) -> bool | None:
+    """Does the journal hold any input after its header? None: it cannot be read as one."""
+    import sqlite3
+
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT COUNT(*) FROM journal").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None
+    return int(row[0]) > 1
 
 
 def _serve(
@@ -187,6 +219,7 @@ def _serve(
     from buzzer.journal.codec import JournalError
     from buzzer.journal.store import JournalStore, JournalStoreError
     from buzzer.panel.app import create_app
+    from buzzer.panel.connections import LOW_FDS, limits_for, panel_config, raise_fd_limit
     from buzzer.runtime import hostpin
     from buzzer.runtime.addresses import is_loopback, lan_addresses
     from buzzer.runtime.controller import Controller
@@ -197,10 +230,15 @@ def _serve(
     resumed = False
     try:
         if args.journal:
-            store = JournalStore(Path(args.journal))
+            # Checked before anything is written: a journal that is read-only, damaged or
+            # another program's database is refused; --resume refuses one with no game.
+            store = JournalStore(Path(args.journal), resume=args.resume)
             cleanup.callback(store.close)
             if len(store):
-                controller = Controller.resume(store)
+                try:
+                    controller = Controller.resume(store)
+                except JournalError as exc:
+                    return _unreplayable(Path(args.journal), exc)
                 resumed = True
             else:
                 controller = Controller.new(_header(args, players), store)
@@ -209,6 +247,10 @@ def _serve(
     except (JournalStoreError, JournalError, ValueError) as exc:
         return _fail(str(exc))
 
+    # Every connection is a file descriptor: the soft limit (often 1,024) goes up to the
+    # hard one, and the panel's connection limits fit in what there is.
+    fds = raise_fd_limit()[1]
+    limits = limits_for(fds)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     # IPPROTO_TCP explicitly: asyncio sets TCP_NODELAY only on sockets that say so
     # (without it every response would wait ~40 ms for the client's delayed ACK).
@@ -217,7 +259,7 @@ def _serve(
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((args.host, args.port))
-        sock.listen(128)  # connections wait in the backlog until uvicorn accepts them
+        sock.listen(limits.backlog)  # connections wait here until uvicorn accepts them
     except OSError as exc:
         return _fail(f"cannot listen on {args.host}:{args.port}: {exc.strerror}")
     port = sock.getsockname()[1]
@@ -233,7 +275,9 @@ def _serve(
 
     runtime = Runtime(controller)
     cleanup.callback(runtime.stop)
-    app = create_app(runtime, pin, simulate=True)
+    # The simulated buttons only when no real ones are attached: with GPIO or a Pico
+    # /api/simulate/* is not served (404), a press comes from a real button only.
+    app = create_app(runtime, pin, simulate=not _real_buttons(args))
     header = json.loads(next(iter(store.lines()))) if resumed and store else None
     texts = _package_texts(store, args, players)
     app.state.panel.hub.question_lookup = texts.host_view
@@ -267,6 +311,12 @@ def _serve(
             "  внимание: нет сети, планшет не подключится — проверьте Wi-Fi или кабель / "
             "warning: no network, a tablet cannot connect: check the Wi-Fi or the cable"
         )
+    if fds is not None and fds < LOW_FDS:
+        print(
+            f"  внимание: процессу доступно лишь {fds} файловых дескрипторов — зависшие "
+            "соединения могут их исчерпать; LimitNOFILE=65536 в службе или ulimit -n / "
+            f"warning: only {fds} file descriptors (ulimit -n): set LimitNOFILE=65536"
+        )
     for url in urls:
         print(f"  панель ведущего / host panel:  {url}")
         print(f"  табло для зрителей / viewer:   {url}view")
@@ -292,8 +342,8 @@ def _serve(
     )
     print(f"  PIN: {pin}", flush=True)
     _stop_on_sigterm(cleanup)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
-    server = uvicorn.Server(config)
+    # connections.panel_config: timeouts and caps on connections, no X-Forwarded-For.
+    server = uvicorn.Server(panel_config(app, limits=limits))
     try:
         if args.headless:
             server.run(sockets=[sock])
@@ -304,6 +354,50 @@ def _serve(
     except KeyboardInterrupt:
         pass  # Ctrl-C: uvicorn has already shut down cleanly
     return 0
+
+
+#: `svoyak run`'s exit status for a journal that holds a line it cannot replay: the
+#: technician must act (deploy/svoyak.service: RestartPreventExitStatus, no restart loop).
+#: Not 2, which a missing Pico also gives and for which systemd retries until it is there.
+EXIT_UNREPLAYABLE = 65  # EX_DATAERR (sysexits.h)
+
+
+def _unreplayable(path: Path, exc: Any) -> int:
+    """The resume met a line it cannot replay: say which, and how to go on; never loop."""
+    import shlex
+
+    line, why = exc.line, exc.message
+    where = shlex.quote(str(path))
+    if line <= 1:
+        ru_way = (
+            "верните то, что называет заголовок (файл пакета вопросов), или начните новую "
+            "игру (другой --journal)"
+        )
+        en_way = (
+            "restore what the header names (the question package's file), or start a new "
+            "game (another --journal)"
+        )
+    else:
+        ru_way = (
+            f"`svoyak journal repair --skip-line {line} {where}` (строка {line} становится "
+            f"пустой, её текст остаётся в журнале) или `svoyak journal repair --truncate-at "
+            f"{line} {where}` (строки с {line}-й удаляются); обе команды сначала сохраняют "
+            "копию журнала рядом с ним. Или начните новую игру (другой --journal)"
+        )
+        en_way = (
+            f"`svoyak journal repair --skip-line {line} {where}` (line {line} becomes an empty "
+            f"tick, its text kept in the journal) or `svoyak journal repair --truncate-at "
+            f"{line} {where}` (lines {line} on are removed); both first save a copy of the "
+            "journal beside it. Or start a new game (another --journal)"
+        )
+    for text in (
+        f"журнал {path} не воспроизводится со строки {line}: {why}; игра не продолжена. "
+        f"Чтобы продолжить: {ru_way}",
+        f"the journal {path} does not replay from line {line}: {why}; the game was not "
+        f"resumed. To go on: {en_way}",
+    ):
+        print(f"svoyak run: {text}", file=sys.stderr)
+    return EXIT_UNREPLAYABLE
 
 
 def _stop_on_sigterm(cleanup: contextlib.ExitStack) -> None:
@@ -383,7 +477,10 @@ def _banner(
             about = f" ({board}, прошивка / firmware {firmware}, кнопок / buttons: "
             about += f"{device.buttons})"
         lines.append(f"  Pico: {args.serial}{about}")
-    lines.append("  имитация нажатий с панели ведущего / simulated presses from the host's panel")
+    if gpio is None and bridge is None:
+        lines.append(
+            "  имитация нажатий с панели ведущего / simulated presses from the host's panel"
+        )
     return lines
 
 
@@ -435,6 +532,13 @@ def _package_texts(store: Any, args: argparse.Namespace, players: tuple[str, ...
     return PackageTexts.from_header(json.dumps(_header(args, players)), None)
 
 
+def _real_buttons(args: argparse.Namespace) -> bool:
+    """Whether the game has real buttons: a Pico (--serial) or GPIO (as :func:`_gpio`)."""
+    from hardware.factory import SYSTEM_PINMAP
+
+    return bool(args.serial) or args.pins is not None or SYSTEM_PINMAP.is_file()
+
+
 def _gpio(pins: str | None, runtime: Any, panel: Any) -> Any:
     """The Pi's buttons and lamps, when a pin map is given or installed; else None."""
     from hardware.factory import SYSTEM_PINMAP, open_pin_factory
@@ -462,15 +566,24 @@ def _new_game_path() -> Path:
     import time
 
     folder = _games_dir()
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OSError(
+            f"cannot create the games folder {folder} ({exc.strerror}): make it writable, "
+            "set XDG_DATA_HOME to a writable folder, or give --journal PATH"
+        ) from None
     return folder / time.strftime("game-%Y%m%d-%H%M%S.sqlite")
 
 
 def _latest_game() -> Path:
+    """The newest journal that holds a game: one with only a header (a start that was
+    killed before anything happened) has nothing to resume and is passed over."""
     games = sorted(_games_dir().glob("game-*.sqlite"))
-    if not games:
+    played = [game for game in games if _played(game) is not False]
+    if not played:
         raise FileNotFoundError(f"no journaled game to resume in {_games_dir()}")
-    return games[-1]
+    return played[-1]
 
 
 def _header(args: argparse.Namespace, players: tuple[str, ...]) -> dict[str, object]:

@@ -83,6 +83,8 @@ class _Delivery:
     source: Source
     trial: bool
     future: Future[Any]
+    #: The panel's id of a host command, journaled with its line.
+    command_id: str | None = None
 
 
 @dataclass
@@ -177,12 +179,17 @@ class Runtime:
 
     # -- inputs ----------------------------------------------------------------------
 
-    def deliver(self, source: Source, item: Input, *, trial: bool = False) -> Future[Any]:
-        """Hand over one input stamped on the game clock (any thread; quick)."""
+    def deliver(
+        self, source: Source, item: Input, *, trial: bool = False, command_id: str | None = None
+    ) -> Future[Any]:
+        """Hand over one input stamped on the game clock (any thread; quick).
+
+        ``command_id``: the panel's id of a host command, journaled with it.
+        """
         future: Future[Any] = Future()
         with self._idle:
             self._busy += 1
-        self._inbox.put((item, _Delivery(source, trial, future)))
+        self._inbox.put((item, _Delivery(source, trial, future, command_id)))
         return future
 
     def nudge(self) -> None:
@@ -194,13 +201,16 @@ class Runtime:
         if self._thread is not None and (len(self._merge) or self._busy):
             self._inbox.put(_NUDGE)
 
-    def command(self, make: Any, source: ClockSource | None = None) -> Future[Any]:
+    def command(
+        self, make: Any, source: ClockSource | None = None, command_id: str | None = None
+    ) -> Future[Any]:
         """A host command ``make(t)``, stamped now by ``source`` (the host's by default).
 
         The future resolves to :class:`Accepted`, or fails with
-        :class:`CommandRefused` (nothing journaled).
+        :class:`CommandRefused` (nothing journaled). ``command_id`` (the
+        panel's) is journaled with the command's line.
         """
-        return (source or self.host).put(make, trial=True)
+        return (source or self.host).put(make, trial=True, command_id=command_id)
 
     def press(self, seat: int, source: ClockSource | None = None) -> Future[Any]:
         """A simulated button, pressed now (the demo's, the tests')."""
@@ -379,8 +389,9 @@ class Runtime:
         if not released and not stamped_faults and (deadline is None or deadline > mark):
             return 0
         items = [(item, delivery.trial) for item, delivery in released]
+        ids = [delivery.command_id for _, delivery in released]
         try:
-            results, decisions = self.controller.apply_batch(items, mark, stamped_faults)
+            results, decisions = self.controller.apply_batch(items, mark, stamped_faults, ids)
         except Exception as exc:
             self.stats.journal_errors += 1
             for _, delivery in released:
@@ -400,6 +411,14 @@ class Runtime:
         future = delivery.future
         if applied.refused is not None:
             self.stats.refused += 1
+            if not delivery.trial:
+                # A source's own input (a press) that the journal could not hold: the
+                # source is not told, so the technician is.
+                log.warning(
+                    "runtime: an input from %s was refused: %s",
+                    delivery.source.name,
+                    applied.refused,
+                )
             future.set_exception(CommandRefused(applied.refused))
         else:
             future.set_result(Accepted(applied.line, decisions[applied.first :]))

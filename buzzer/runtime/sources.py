@@ -62,15 +62,22 @@ class ClockSource:
         self._last = t
         return t
 
-    def put(self, make: Callable[[int], Input], *, trial: bool = False) -> Future[Any]:
+    def put(
+        self,
+        make: Callable[[int], Input],
+        *,
+        trial: bool = False,
+        command_id: str | None = None,
+    ) -> Future[Any]:
         """Stamp ``make(t)`` now and hand it to the runtime; the future gets its outcome.
 
         ``trial``: a host command, tried on a copy of the core when its time
         comes, so that a refused one never reaches the journal.
+        ``command_id``: the panel's id of the command, journaled with it.
         """
         with self._lock:
             item = make(self._stamp())
-            return self.runtime.deliver(self, item, trial=trial)
+            return self.runtime.deliver(self, item, trial=trial, command_id=command_id)
 
     def watermark(self) -> int | None:
         with self._lock:

@@ -6,7 +6,9 @@ module light: handlers import the store when they run.
 
 * ``new DB [--cutoff YYYY-MM-DD]`` — create the tournament's database
 * ``register DB NAME --born YYYY-MM-DD [--city C] [--team T]``
-* ``draw DB [--seed N] [--through NAME …]`` — plan and draw the next stage
+* ``draw DB [--seed N] [--through NAME …] [--rooms R1,R2…]`` — plan and draw the
+  next stage (``--rooms``: the games go to these rooms in turn; only a
+  game's room may report it to the tournament server)
 * ``result DB GAME_ID JOURNAL`` — record a finished game from its journal
 * ``qualifier DB RESULTS.csv`` — the written qualifier: ``name,blue,red`` rows (TOUR-2.9)
 * ``draws DB`` — the draw journal: every lot with its seed, and whether it replays
@@ -67,13 +69,15 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 
     try:
         with TournamentStore(args.db) as store:
-            games = store.draw_next(args.seed, args.through)
+            rooms = [r.strip() for r in args.rooms.split(",")] if args.rooms else []
+            games = store.draw_next(args.seed, args.through, rooms)
     except TournamentError as exc:
         return _fail("draw", exc)
     for game in games:
         where = "superfinal" if game.superfinal else f"{game.age_group.value} stage {game.stage}"
+        room = f"  room {game.room}" if game.room else ""
         print(
-            f"game {game.id}  {where}  "
+            f"game {game.id}  {where}{room}  "
             + "  ".join(f"{seat}:{name}" for seat, name in enumerate(game.players, start=1))
         )
     return 0
@@ -94,7 +98,7 @@ def _cmd_result(args: argparse.Namespace) -> int:
             from buzzer.journal.store import JournalStore, JournalStoreError
 
             try:
-                with JournalStore(path) as journal:
+                with JournalStore(path, readonly=True) as journal:
                     lines = list(journal.lines())
             except JournalStoreError as exc:
                 raise TournamentError(str(exc)) from None
@@ -107,7 +111,7 @@ def _cmd_result(args: argparse.Namespace) -> int:
             except JournalError as exc:
                 raise TournamentError(f"{path}: {exc}") from None
         with TournamentStore(args.db) as store:
-            record_game_result(store, args.game_id, lines)
+            record_game_result(store, args.game_id, lines, base=path.resolve().parent)
             rows = [r for r in store.seat_results() if r.game_id == args.game_id]
     except TournamentError as exc:
         return _fail("result", exc)
@@ -313,6 +317,13 @@ def add_commands(subparsers: Any) -> None:
         default=[],
         metavar="NAME",
         help="a winner of a shootout at the cut (TOUR-3.2); repeat for several",
+    )
+    draw.add_argument(
+        "--rooms",
+        default=None,
+        metavar="R1,R2,…",
+        help="the rooms that play this draw, comma-separated: the games go to them in turn; "
+        "only a game's room may report it to the tournament server",
     )
     draw.set_defaults(handler=_cmd_draw)
 

@@ -5,10 +5,19 @@
 * ``POST /api/rooms/{room}/results`` — a room (one game controller) sends
   ``{"game_id": N, "journal": [lines…]}`` with ``Authorization: Bearer
   TOKEN``; the result is taken from the journal by
-  :func:`buzzer.tournament.store.record_game_result`. 401: no bearer token;
-  403: a token that is not this room's; 404: no such game; 409: the game
-  is already recorded; 422: a body or journal that is not a finished game
-  of that draw.
+  :func:`buzzer.tournament.store.record_game_result`, with the room's
+  report in the same transaction. 401: no bearer token; 403: a token that
+  is not this room's, or a game not drawn to this room; 404: no such game;
+  409: the game is already recorded; 413: a body over ``max_body_bytes``
+  (refused before it is read, by its ``Content-Length`` or, chunked, as
+  it arrives); 422: a body or journal that is not a finished game of that
+  draw, played by its drawn players in its drawn seats; 503: the
+  tournament's file could not be written (nothing was recorded).
+
+The token is checked before a byte of the body is read. A journal's
+``package`` path is never opened: its file name is looked up among the
+tournament's own packages (``packages``, see
+:class:`buzzer.tournament.store.TournamentPackages`).
 * ``GET /api/standings`` — individual and team tables as JSON, with a
   ``version`` that changes whenever a result is recorded.
 * ``GET /`` — the standings page (Russian by default); it polls
@@ -18,7 +27,9 @@
 Room tokens are random; only their SHA-256 is kept, in the ``room_tokens``
 table this module adds to the tournament's file (``CREATE TABLE IF NOT
 EXISTS`` in its own transaction). :func:`issue_token` makes a room's token
-(replacing the old one). Which room sent which game is kept in
+(replacing the old one). Which room plays which game is the draw's
+(``game_rooms``, ``svoyak tournament draw --rooms`` or
+``svoyak tournament-server assign``); which room sent which game is kept in
 ``room_reports``.
 """
 
@@ -28,30 +39,40 @@ import datetime
 import hashlib
 import hmac
 import html
-import re
 import secrets
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import Depends, FastAPI, Header, HTTPException
-from fastapi.responses import HTMLResponse
-from pydantic import BaseModel, Field
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+from pydantic import BaseModel, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from buzzer.tournament.store import TournamentError, TournamentStore, record_game_result
+from buzzer.tournament.store import ROOM_PATTERN as ROOM_PATTERN
+from buzzer.tournament.store import (
+    AlreadyRecorded,
+    TournamentError,
+    TournamentPackages,
+    TournamentStore,
+    UnknownGame,
+    WrongRoom,
+    record_game_result,
+    valid_room,
+)
 
-ROOM_PATTERN = re.compile(r"^[\w][\w.-]{0,63}$")
 MAX_JOURNAL_LINES = 200_000
+#: The largest request body (a whole game's journal is well under 1 MB).
+MAX_BODY_BYTES = 8 * 1024 * 1024
 POLL_SECONDS = 2.0
 
 _TOKEN_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS room_tokens ("
     " room TEXT PRIMARY KEY, token_sha256 TEXT NOT NULL, created TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS room_reports ("
-    " game_id INTEGER PRIMARY KEY, room TEXT NOT NULL, received TEXT NOT NULL)",
 )
 
 LABELS: dict[str, dict[str, str]] = {
@@ -147,10 +168,6 @@ def ensure_token_tables(db_path: str | Path) -> None:
             db.execute(statement)
 
 
-def valid_room(room: str) -> bool:
-    return ROOM_PATTERN.fullmatch(room) is not None
-
-
 def issue_token(db_path: str | Path, room: str) -> str:
     """A new token for ``room`` (its old one stops working); only its hash is stored."""
     if not valid_room(room):
@@ -174,6 +191,57 @@ def _token_matches(db_path: Path, room: str, token: str) -> bool:
         row = db.execute("SELECT token_sha256 FROM room_tokens WHERE room = ?", (room,)).fetchone()
     expected = str(row[0]) if row is not None else _hash(secrets.token_urlsafe(32))
     return hmac.compare_digest(expected, _hash(token)) and row is not None
+
+
+class BodyLimit:
+    """ASGI middleware: a request body over ``max_bytes`` gets 413, unread.
+
+    A ``Content-Length`` over the limit is refused before a byte of the
+    body is received; a chunked body is counted as it arrives and refused
+    as soon as it passes the limit.
+    """
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for key, value in scope["headers"]:
+            if key == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    await self._refuse(scope, receive, send, 400, "a bad Content-Length")
+                    return
+                if declared > self.max_bytes:
+                    await self._refuse(scope, receive, send, 413, self._too_large())
+                    return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise HTTPException(413, self._too_large(), headers={"Connection": "close"})
+            return message
+
+        await self.app(scope, counted, send)
+
+    def _too_large(self) -> str:
+        return (
+            f"the request is larger than {self.max_bytes} bytes; a game's journal is far "
+            "smaller: is it the right file?"
+        )
+
+    @staticmethod
+    async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, text: str) -> None:
+        response = JSONResponse({"detail": text}, status, headers={"Connection": "close"})
+        await response(scope, receive, send)
 
 
 def _points(value: Any) -> str:
@@ -309,17 +377,28 @@ _SCRIPT = """
 
 
 def create_tournament_app(
-    db_path: str | Path, *, lang: str = "ru", title: str | None = None
+    db_path: str | Path,
+    *,
+    lang: str = "ru",
+    title: str | None = None,
+    packages: Iterable[str | Path] = (),
+    max_body_bytes: int = MAX_BODY_BYTES,
 ) -> FastAPI:
-    """The tournament server for one tournament's SQLite file."""
+    """The tournament server for one tournament's SQLite file.
+
+    ``packages``: the tournament's question packages (files or folders of
+    them); a reported journal may name only these, by file name.
+    """
     path = Path(db_path)
     if lang not in LABELS:
         raise ValueError(f"unknown language {lang!r}: one of {', '.join(LABELS)}")
     labels = LABELS[lang]
     heading = title or labels["title"]
     ensure_token_tables(path)
+    known_packages = TournamentPackages.from_paths(packages)
     write_lock = threading.Lock()
     app = FastAPI(title="svoyak tournament server")
+    app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
 
     def _tables() -> tuple[str, str]:
         data = standings_data(path)
@@ -332,7 +411,7 @@ def create_tournament_app(
             f"<body{attrs}><h1>{_e(heading)}</h1>{body}</body></html>"
         )
 
-    def room_auth(room: str, authorization: str | None = Header(default=None)) -> str:
+    def room_auth(room: str, authorization: str | None) -> None:
         """401/403 before the body is looked at."""
         scheme, _, token = (authorization or "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
@@ -343,28 +422,42 @@ def create_tournament_app(
             )
         if not valid_room(room) or not _token_matches(path, room, token.strip()):
             raise HTTPException(403, f"this token is not room {room!r}'s")
-        return room
 
-    @app.post("/api/rooms/{room}/results", status_code=201)
-    def post_result(body: ResultBody, room: str = Depends(room_auth)) -> dict[str, Any]:
+    def record(room: str, body: ResultBody) -> list[Any]:
         with write_lock, TournamentStore(path) as store:
-            known = {g.id: g for g in store.games()}
-            if body.game_id not in known:
-                raise HTTPException(404, f"there is no game {body.game_id} in this tournament")
-            if any(s.game_id == body.game_id for s in store.seat_results()):
-                raise HTTPException(409, f"game {body.game_id} is already recorded")
             try:
-                record_game_result(store, body.game_id, body.journal)
+                record_game_result(
+                    store, body.game_id, body.journal, room=room, packages=known_packages
+                )
+            except UnknownGame as exc:
+                raise HTTPException(404, str(exc)) from None
+            except WrongRoom as exc:
+                raise HTTPException(403, str(exc)) from None
+            except AlreadyRecorded as exc:
+                raise HTTPException(409, str(exc)) from None
             except TournamentError as exc:
                 raise HTTPException(422, str(exc)) from None
-            except sqlite3.IntegrityError:
-                raise HTTPException(409, f"game {body.game_id} is already recorded") from None
-            rows = [s for s in store.seat_results() if s.game_id == body.game_id]
-        with _connect(path) as db, _transaction(db):
-            db.execute(
-                "INSERT OR REPLACE INTO room_reports (game_id, room, received) VALUES (?, ?, ?)",
-                (body.game_id, room, _now()),
-            )
+            except sqlite3.DatabaseError as exc:
+                raise HTTPException(
+                    503,
+                    f"the tournament's file could not be written ({exc}): nothing was "
+                    "recorded; send the result again",
+                ) from None
+            return [s for s in store.seat_results() if s.game_id == body.game_id]
+
+    @app.post("/api/rooms/{room}/results", status_code=201)
+    async def post_result(room: str, request: Request) -> dict[str, Any]:
+        # The body is read only after the token is checked (and never past
+        # the BodyLimit): an anonymous client cannot make the server hold it.
+        await run_in_threadpool(room_auth, room, request.headers.get("authorization"))
+        raw = await request.body()
+        try:
+            body = ResultBody.model_validate_json(raw)
+        except ValidationError as exc:
+            raise HTTPException(
+                422, exc.errors(include_url=False, include_context=False, include_input=False)
+            ) from None
+        rows = await run_in_threadpool(record, room, body)
         return {
             "game_id": body.game_id,
             "room": room,

@@ -5,9 +5,14 @@ Registered through ``buzzer.cli._COMMAND_MODULES``
 ``python -m buzzer.tournament.server_commands …``. Handlers import the
 server (FastAPI, uvicorn) only when they run.
 
-* ``serve DB [--host H] [--port P] [--lang ru|en]`` — serve the standings
-  and accept rooms' results
+* ``serve DB [--host H] [--port P] [--lang ru|en] [--package PATH …]`` —
+  serve the standings and accept rooms' results; ``--package``: the
+  tournament's question packages (files, or a folder of them) that rooms'
+  journals may name (by file name: the server opens no path a journal names)
 * ``token DB ROOM`` — print a new token for a room (its old one stops working)
+* ``assign DB GAME ROOM`` — draw a game to a room (or move it): only that
+  room's token may report it (``svoyak tournament draw --rooms`` assigns a
+  whole draw)
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from buzzer.tournament.store import TournamentError
 
     try:
-        app = create_tournament_app(args.db, lang=args.lang)
+        app = create_tournament_app(args.db, lang=args.lang, packages=args.package)
     except TournamentError as exc:
         return _fail("serve", exc)
     print(
@@ -39,7 +44,15 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         f"(print: /print); rooms post to /api/rooms/ROOM/results",
         file=sys.stderr,
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    # X-Forwarded-For is never trusted: served directly, a forged one would hide the client.
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="info",
+        proxy_headers=False,
+        forwarded_allow_ips=[],
+    )
     return 0
 
 
@@ -52,6 +65,18 @@ def _cmd_token(args: argparse.Namespace) -> int:
     except TournamentError as exc:
         return _fail("token", exc)
     print(token)
+    return 0
+
+
+def _cmd_assign(args: argparse.Namespace) -> int:
+    from buzzer.tournament.store import TournamentError, TournamentStore
+
+    try:
+        with TournamentStore(args.db) as store:
+            store.assign_room(args.game_id, args.room)
+    except TournamentError as exc:
+        return _fail("assign", exc)
+    print(f"game {args.game_id}: room {args.room}")
     return 0
 
 
@@ -73,9 +98,25 @@ def add_commands(subparsers: Any) -> None:
     serve.add_argument(
         "--lang", choices=("ru", "en"), default="ru", help="the pages' language (default ru)"
     )
+    serve.add_argument(
+        "--package",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a question package of the tournament (.siq/.json), or a folder of them; "
+        "repeatable. A room's journal names its package by file name only",
+    )
     serve.set_defaults(handler=_cmd_serve)
 
     token = actions.add_parser("token", help="print a new token for a room")
     token.add_argument("db", help=_DB_HELP)
     token.add_argument("room", help="the room's name (letters, digits, '.', '-', '_')")
     token.set_defaults(handler=_cmd_token)
+
+    assign = actions.add_parser(
+        "assign", help="draw a game to a room: only that room's token may report it"
+    )
+    assign.add_argument("db", help=_DB_HELP)
+    assign.add_argument("game_id", type=int, help="the game's number, as `draw` printed it")
+    assign.add_argument("room", help="the room's name, as for `token`")
+    assign.set_defaults(handler=_cmd_assign)

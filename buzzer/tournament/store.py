@@ -13,7 +13,10 @@ players in seat order) and ``results`` (each seat's final score and place).
 Added in place on open: ``stages.kind`` (``'stage'`` or ``'superfinal'``),
 ``draws`` (the journal of every lot, qualifier ranking and shootout, with
 its seed, input and outcome), ``qualifier`` (Blue and Red written points,
-TOUR-2.9) and ``overrides`` (TOUR-1.9, with the committee's reason).
+TOUR-2.9), ``overrides`` (TOUR-1.9, with the committee's reason),
+``game_rooms`` (which room plays which game: only that room may report it)
+and ``room_reports`` (which room reported which game, written in the
+result's own transaction).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import dataclasses
 import datetime
 import json
 import random
+import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -133,8 +137,36 @@ CREATE TABLE IF NOT EXISTS overrides (
     after   TEXT NOT NULL,
     reason  TEXT NOT NULL,
     at      TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS game_rooms (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    room    TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS room_reports (
+    game_id  INTEGER PRIMARY KEY,
+    room     TEXT NOT NULL,
+    received TEXT NOT NULL
 )
 """
+
+#: The tables ``_EXTRA`` adds.
+_EXTRA_TABLES = frozenset({"draws", "qualifier", "overrides", "game_rooms", "room_reports"})
+
+#: A room's name: what ``svoyak tournament-server token`` and the rooms' URLs use.
+ROOM_PATTERN = re.compile(r"^[\w][\w.-]{0,63}$")
+
+
+def valid_room(room: str) -> bool:
+    return ROOM_PATTERN.fullmatch(room) is not None
+
+
+def _check_room(room: str) -> str:
+    if not valid_room(room):
+        raise TournamentError(
+            f"bad room name {room!r}: use letters, digits, '.', '-' or '_' (up to 64)"
+        )
+    return room
+
 
 #: ``stages.number`` of the superfinal (TOUR-1.7); its row has ``kind = 'superfinal'``.
 SUPERFINAL_NUMBER = 0
@@ -191,6 +223,18 @@ class TournamentError(Exception):
     """A request the tournament cannot carry out; the message says what to do."""
 
 
+class UnknownGame(TournamentError):
+    """No such game in the tournament."""
+
+
+class AlreadyRecorded(TournamentError):
+    """The game already has its result."""
+
+
+class WrongRoom(TournamentError):
+    """The game is not drawn to the room that reports it."""
+
+
 @dataclass(frozen=True, slots=True)
 class DrawnGame:
     id: int
@@ -199,6 +243,8 @@ class DrawnGame:
     players: tuple[str, ...]
     #: TOUR-1.7: the superfinal (both age groups; ``age_group`` is nominal).
     superfinal: bool = False
+    #: The room the game is drawn to (only that room's token may report it).
+    room: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +329,7 @@ class TournamentStore:
         """Add the journal, qualifier and override tables and ``stages.kind`` if missing."""
         columns = {r[1] for r in self._db.execute("PRAGMA table_info(stages)")}
         tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master")}
-        if "kind" in columns and {"draws", "qualifier", "overrides"} <= tables:
+        if "kind" in columns and tables >= _EXTRA_TABLES:
             return
         with self.transaction() as db:
             if "kind" not in columns:
@@ -362,19 +408,35 @@ class TournamentStore:
 
     def games(self) -> tuple[DrawnGame, ...]:
         rows = self._db.execute(
-            "SELECT g.id, s.number, s.age_group, s.kind, p.name FROM games g "
+            "SELECT g.id, s.number, s.age_group, s.kind, r.room, p.name FROM games g "
             "JOIN stages s ON s.id = g.stage_id JOIN seats x ON x.game_id = g.id "
-            "JOIN players p ON p.id = x.player_id ORDER BY g.id, x.seat"
+            "JOIN players p ON p.id = x.player_id LEFT JOIN game_rooms r ON r.game_id = g.id "
+            "ORDER BY g.id, x.seat"
         ).fetchall()
-        games: dict[int, tuple[int, AgeGroup, bool, list[str]]] = {}
-        for game_id, stage, group, kind, name in rows:
-            games.setdefault(game_id, (stage, AgeGroup(group), kind == "superfinal", []))[3].append(
-                name
-            )
+        Entry = tuple[int, AgeGroup, bool, str | None, list[str]]
+        games: dict[int, Entry] = {}
+        for game_id, stage, group, kind, room, name in rows:
+            entry: Entry = (stage, AgeGroup(group), kind == "superfinal", room, [])
+            games.setdefault(game_id, entry)[4].append(name)
         return tuple(
-            DrawnGame(id=g, stage=s, age_group=a, players=tuple(p), superfinal=sf)
-            for g, (s, a, sf, p) in games.items()
+            DrawnGame(id=g, stage=s, age_group=a, players=tuple(p), superfinal=sf, room=r)
+            for g, (s, a, sf, r, p) in games.items()
         )
+
+    def assign_room(self, game_id: int, room: str) -> None:
+        """Draw game ``game_id`` to ``room`` (or move it there): only that room may report it."""
+        _check_room(room)
+        with self.transaction() as db:
+            row = db.execute("SELECT recorded FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                raise UnknownGame(f"there is no game {game_id}")
+            if row[0] is not None:
+                raise AlreadyRecorded(f"game {game_id} is already recorded (on {row[0]})")
+            db.execute(
+                "INSERT INTO game_rooms (game_id, room) VALUES (?, ?) "
+                "ON CONFLICT (game_id) DO UPDATE SET room = excluded.room",
+                (game_id, room),
+            )
 
     # Written qualifier (TOUR-2.9) -----------------------------------------
 
@@ -418,7 +480,7 @@ class TournamentStore:
     # Draw -----------------------------------------------------------------
 
     def draw_next(
-        self, seed: int | None = None, through: Sequence[str] = ()
+        self, seed: int | None = None, through: Sequence[str] = (), rooms: Sequence[str] = ()
     ) -> tuple[DrawnGame, ...]:
         """Plan and draw the next stage of every age group that is ready for one.
 
@@ -429,8 +491,12 @@ class TournamentStore:
         names the winners of a shootout at the cut (TOUR-3.2 key 3) or of a
         runner-up shootout (TOUR-1.7). Once both finals are recorded the
         superfinal is composed (TOUR-1.7). Every draw, qualifier ranking and
-        shootout is journaled with its seed (``draws()``).
+        shootout is journaled with its seed (``draws()``). ``rooms``: the
+        drawn games go to these rooms in turn (the first game to the first
+        room …), in the same transaction; only a game's room may report it.
         """
+        for room in rooms:
+            _check_room(room)
         players = self.players()
         if not players:
             raise TournamentError("nobody is registered yet: use `svoyak tournament register`")
@@ -519,6 +585,15 @@ class TournamentStore:
                         players=tuple(seats),
                         superfinal=True,
                     )
+                )
+            if rooms:
+                drawn = [
+                    dataclasses.replace(game, room=rooms[i % len(rooms)])
+                    for i, game in enumerate(drawn)
+                ]
+                db.executemany(
+                    "INSERT INTO game_rooms (game_id, room) VALUES (?, ?)",
+                    [(game.id, game.room) for game in drawn],
                 )
         return tuple(drawn)
 
@@ -762,14 +837,51 @@ class TournamentStore:
 
     # Results --------------------------------------------------------------
 
-    def record(self, game_id: int, scores: Sequence[int], winner_seat: int | None) -> None:
-        """Store one finished game: ``scores`` in seat order, the winner's seat (or None)."""
+    def check_recordable(self, game_id: int, room: str | None = None) -> None:
+        """Whether ``game_id`` may be recorded (by ``room``'s report, if given).
+
+        :class:`UnknownGame`, :class:`WrongRoom` (not drawn to that room) or
+        :class:`AlreadyRecorded` if not.
+        """
         row = self._db.execute("SELECT recorded FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
+            if room is not None:
+                raise UnknownGame(f"there is no game {game_id} in this tournament")
             known = ", ".join(str(g.id) for g in self.games()) or "none drawn yet"
-            raise TournamentError(f"there is no game {game_id} (games: {known})")
+            raise UnknownGame(f"there is no game {game_id} (games: {known})")
+        if room is not None:
+            bound = self._db.execute(
+                "SELECT room FROM game_rooms WHERE game_id = ?", (game_id,)
+            ).fetchone()
+            if bound is None:
+                raise WrongRoom(
+                    f"game {game_id} is not drawn to any room yet, so room {room!r} cannot "
+                    f"report it: the organisers draw it to a room "
+                    f"(`svoyak tournament-server assign DB {game_id} {room}`)"
+                )
+            if bound[0] != room:
+                raise WrongRoom(
+                    f"game {game_id} is drawn to another room, not {room!r}: "
+                    "check the game's number on the draw"
+                )
         if row[0] is not None:
-            raise TournamentError(f"game {game_id} is already recorded (on {row[0]})")
+            raise AlreadyRecorded(f"game {game_id} is already recorded (on {row[0]})")
+
+    def record(
+        self,
+        game_id: int,
+        scores: Sequence[int],
+        winner_seat: int | None,
+        *,
+        room: str | None = None,
+    ) -> None:
+        """Store one finished game: ``scores`` in seat order, the winner's seat (or None).
+
+        With ``room``: the game must be drawn to that room, and the room's
+        report (``room_reports``) is written in the same transaction as the
+        result: both are on disk, or neither.
+        """
+        self.check_recordable(game_id, room)
         seats = self._db.execute(
             "SELECT x.seat, p.id, p.name FROM seats x JOIN players p ON p.id = x.player_id "
             "WHERE x.game_id = ? ORDER BY x.seat",
@@ -787,6 +899,9 @@ class TournamentStore:
         places = GameResult(scores=dict(zip(names, scores, strict=True)), winner=winner).places()
         now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         with self.transaction() as db:
+            # Checked again inside the write lock: a report racing another one
+            # (or the committee moving the game to another room) loses here.
+            self.check_recordable(game_id, room)
             for (seat, _, name), score in zip(seats, scores, strict=True):
                 db.execute(
                     "INSERT INTO results (game_id, seat, score, place) VALUES (?, ?, ?, ?)",
@@ -796,6 +911,12 @@ class TournamentStore:
                 "UPDATE games SET recorded = ?, winner = ? WHERE id = ?",
                 (now, None if winner_seat is None else seats[winner_seat - 1][1], game_id),
             )
+            if room is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO room_reports (game_id, room, received) "
+                    "VALUES (?, ?, ?)",
+                    (game_id, room, now),
+                )
 
     def override(self, game_id: int, places: Mapping[int, int], reason: str) -> OverrideRecord:
         """TOUR-1.9: the committee sets places of a recorded game, journaled with its reason.
@@ -990,16 +1111,132 @@ class _NotReady(Exception):
     """A stage still has games without results."""
 
 
-def final_result(journal_lines: Iterable[str]) -> tuple[list[int], int | None]:
+#: The file types a question package may have (``rules.packages``).
+PACKAGE_SUFFIXES = (".siq", ".json")
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentPackages:
+    """The question packages a tournament's reported journals may name.
+
+    A journal from a room names its package by the path it had *in that
+    room*. The server never opens that path: it looks the path's file name
+    up among the tournament's own packages (``--package`` files, or the
+    ``.siq``/``.json`` files of a ``--package`` folder) and replays the
+    journal against that copy. Any other name is refused with the same
+    message whether or not such a file exists on the server.
+    """
+
+    by_name: Mapping[str, Path] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def from_paths(cls, paths: Iterable[str | Path]) -> TournamentPackages:
+        found: dict[str, Path] = {}
+        for given in paths:
+            path = Path(given).resolve()
+            if path.is_dir():
+                files = sorted(
+                    f
+                    for f in path.iterdir()
+                    if f.is_file() and f.suffix.lower() in PACKAGE_SUFFIXES
+                )
+            elif path.is_file() and path.suffix.lower() in PACKAGE_SUFFIXES:
+                files = [path]
+            else:
+                raise TournamentError(
+                    f"--package {given}: not a question package (.siq or .json) "
+                    "nor a folder of them"
+                )
+            for file in files:
+                if found.setdefault(file.name, file) != file:
+                    raise TournamentError(
+                        f"two of the tournament's packages are named {file.name} "
+                        f"({found[file.name]} and {file}): rename one"
+                    )
+        return cls(MappingProxyType(found))
+
+    def header(self, header: dict[str, Any]) -> dict[str, Any]:
+        """The header with its package path replaced by the tournament's copy."""
+        from buzzer.journal.codec import BUILTIN_DEMO
+
+        key = "package" if "package" in header else "board"
+        name = header.get(key)
+        if not isinstance(name, str) or name == BUILTIN_DEMO:
+            return header
+        leaf = name.replace("\\", "/").rsplit("/", 1)[-1]
+        if leaf not in self.by_name:
+            known = ", ".join(sorted(self.by_name)) or "none configured"
+            raise TournamentError(
+                f"the journal's package {leaf!r} is not one of this tournament's packages "
+                f"({known}): play the tournament's package, or have the organisers serve "
+                "it with `svoyak tournament-server serve DB --package FILE`"
+            )
+        return {**header, key: str(self.by_name[leaf])}
+
+
+def _header(lines: Sequence[str]) -> dict[str, Any]:
+    try:
+        header = json.loads(lines[0]) if lines else None
+    except (ValueError, RecursionError):
+        header = None
+    if not isinstance(header, dict) or header.get("type") != "game":
+        raise TournamentError(
+            "the journal cannot be replayed: line 1 must be the game's header "
+            "(a JSON object with type 'game')"
+        )
+    return header
+
+
+def check_players(game: DrawnGame, header: Mapping[str, Any], registered: Iterable[str]) -> None:
+    """The journal's players must be the game's drawn players, seat by seat.
+
+    Refuses a name nobody registered, a registered player who is not in
+    this game, and the right players in another seat order (seat ``k`` of
+    the journal is the ``k``-th player drawn into the game).
+    """
+    names = header.get("players")
+    drawn = "  ".join(f"{seat}:{name}" for seat, name in enumerate(game.players, start=1))
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise TournamentError(
+            f"the journal's header lists no players; game {game.id} is drawn as {drawn}"
+        )
+    if tuple(names) == game.players:
+        return
+    known = set(registered)
+    strangers = [n for n in names if n not in known]
+    if strangers:
+        raise TournamentError(
+            "the journal's player(s) "
+            + ", ".join(repr(n) for n in strangers)
+            + f" are not registered in this tournament; game {game.id} is drawn as {drawn}: "
+            "is it the right journal?"
+        )
+    seats = "  ".join(f"{seat}:{name}" for seat, name in enumerate(names, start=1))
+    if sorted(names) == sorted(game.players):
+        raise TournamentError(
+            f"the journal seats the players as {seats}, but game {game.id} is drawn as "
+            f"{drawn}: the seats (and so the result) would be wrong; the committee decides "
+            "(`svoyak tournament result` with a corrected journal, or an override)"
+        )
+    raise TournamentError(
+        f"the journal's players ({seats}) are not game {game.id}'s drawn players ({drawn}): "
+        "is it the right journal?"
+    )
+
+
+def final_result(
+    journal_lines: Iterable[str], base: Path | None = None
+) -> tuple[list[int], int | None]:
     """Replay a journal; its seats' final scores in seat order and the winner's seat.
 
     Refuses a journal whose game is not over: its scores are not a result.
+    ``base``: where a package named by a relative path is looked for.
     """
     from buzzer.journal.codec import JournalError
     from buzzer.replay import replay_lines
 
     try:
-        output = replay_lines(list(journal_lines))
+        output = replay_lines(list(journal_lines), base)
     except JournalError as exc:
         raise TournamentError(f"the journal cannot be replayed: {exc}") from None
     result = json.loads(output[-1])
@@ -1014,10 +1251,32 @@ def final_result(journal_lines: Iterable[str]) -> tuple[list[int], int | None]:
     return ordered, None if winner is None else int(winner)
 
 
-def record_game_result(store: TournamentStore, game_id: int, journal_lines: Iterable[str]) -> None:
+def record_game_result(
+    store: TournamentStore,
+    game_id: int,
+    journal_lines: Iterable[str],
+    *,
+    room: str | None = None,
+    packages: TournamentPackages | None = None,
+    base: Path | None = None,
+) -> None:
     """Take a finished game's result from its journal (JOURNAL.md) into the tournament.
 
-    Seat ``k`` of the journal is the ``k``-th player drawn into the game.
+    Seat ``k`` of the journal must be the ``k``-th player drawn into the
+    game (:func:`check_players`). ``room``: the reporting room, which the
+    game must be drawn to; its report is written with the result, in one
+    transaction. ``packages``: the journal's package is looked up among
+    these by file name, and its path never opened (a report from the
+    network); without it a package path is opened as given, relative to
+    ``base`` (the committee's own file).
     """
-    scores, winner = final_result(journal_lines)
-    store.record(game_id, scores, winner)
+    lines = list(journal_lines)
+    store.check_recordable(game_id, room)
+    game = next(g for g in store.games() if g.id == game_id)
+    header = _header(lines)
+    check_players(game, header, (p.name for p in store.players()))
+    if packages is not None:
+        lines = [json.dumps(packages.header(header), ensure_ascii=False), *lines[1:]]
+        base = None
+    scores, winner = final_result(lines, base)
+    store.record(game_id, scores, winner, room=room)

@@ -145,7 +145,9 @@ const Svoyak = (() => {
       ((panel && panel.alerts) || []).filter((a) => a.kind === "stuck").map((a) => a.seat),
     );
     const next = panel && panel.extras && panel.extras.next_round;
-    const chooser = next && snapshot.stage === "board" ? next.chooser : snapshot.chooser;
+    // the chooser's ★ means nothing in the final and after the game
+    const choosing = !snapshot.stage.startsWith("final_") && snapshot.stage !== "over";
+    const chooser = !choosing ? null : next && snapshot.stage === "board" ? next.chooser : snapshot.chooser;
     snapshot.players.forEach((player, i) => {
       const seat = i + 1;
       const classes = ["player"];
@@ -174,6 +176,37 @@ const Svoyak = (() => {
     });
   }
 
+  /* How long a transient alert shows (ms), on every page: a reload included. Its age
+     is the game clock's (the server's: a tablet's own clock may differ), from the
+     alert's `t`; an alert without one (a stuck button) stays until taken down. */
+  const ALERT_TTL_MS = { false_start: 8000, late: 30000 };
+  function alertLive(alert, firstSeen, ttlMs) {
+    const ttl = ttlMs ?? ALERT_TTL_MS[alert.kind];
+    if (ttl === undefined) return true;
+    if (typeof alert.t === "number") return (gameNow() - alert.t) / 1e6 <= ttl;
+    if (!firstSeen.has(alert.id)) firstSeen.set(alert.id, performance.now());
+    return performance.now() - firstSeen.get(alert.id) <= ttl;
+  }
+
+  /* The round's name as the board shows it: a bare number ("1", as SIGame packages
+     often name rounds) is «Раунд 1»; in the final and after the game the stage says
+     it all (the top bar says «Финал: темы» once, «Игра окончена»). */
+  function roundName(name, number) {
+    const text = String(name ?? "").trim();
+    if (/^\d+$/.test(text)) return t("round", { n: text });
+    return text || t("round", { n: number ?? 1 });
+  }
+
+  function roundTitle(snapshot) {
+    if (snapshot.shootout) {
+      return t("shootout", {
+        n: snapshot.shootout.number, names: snapshot.shootout.seats.map((s) => playerName(snapshot, s)).join(", "),
+      });
+    }
+    if (snapshot.stage.startsWith("final_") || snapshot.stage === "over") return "";
+    return roundName(snapshot.round_name, snapshot.round);
+  }
+
   function alertText(snapshot, alert) {
     // A source's fault: the reason in the page's language (the journal's detail is English).
     const key = alert.kind === "source" && alert.why ? "alert.source." + alert.why : "alert." + alert.kind;
@@ -187,6 +220,7 @@ const Svoyak = (() => {
 
   return {
     t, el, setLang, translate, playerName, gameNow, seconds, Live, renderScores, alertText,
+    alertLive, roundName, roundTitle,
     get lang() { return lang; },
   };
 })();

@@ -12,9 +12,10 @@
   let live = null;
   let lastStageKey = "";
   let resumedReading = false;
+  let loggedIn = false; // the game's state shows only once the PIN is in
   const typed = {}; // values typed into the stage's inputs, kept across redraws
   const inFlight = new Set();
-  const firstSeen = new Map(); // alert id → when this page first showed it
+  const firstSeen = new Map(); // alert id → when this page first showed it (an alert without a time)
 
   function randomHex(bytes) {
     const a = new Uint8Array(bytes);
@@ -153,30 +154,41 @@
     }
   }
 
-  /* A number input whose value survives redraws. */
+  /* A number input whose value survives redraws. Its ± buttons land on round numbers:
+     they move by the nudge (the round's smallest price, as a multiple of the step)
+     to the next multiple of it, so that after a minimum of 900 the +200 gives 1000,
+     1200 (never 1100, 1300), and they stop at the minimum and the maximum. A value
+     of null starts the box empty (a final stake: nothing is suggested). */
   function amountInput(key, value, min, step, max) {
-    // the stepper's buttons move by the step, or by the round's smallest price when
-    // the step is tiny (a final stake in steps of 1)
-    const nudgeBy = Math.max(step, Math.min(...(snapshot.prices || [step])));
-    if (typed[key] === undefined || typed[key] < min) typed[key] = value;
+    const prices = (snapshot.prices || []).filter((p) => p > 0);
+    const smallest = prices.length ? Math.min(...prices) : step;
+    const nudgeBy = step * Math.max(1, Math.round(smallest / step));
+    const start = value === null || value === undefined ? "" : String(value);
+    if (typed[key] === undefined || (typed[key] !== "" && Number(typed[key]) < min)) typed[key] = start;
     const input = el("input", {
       type: "number", inputmode: "numeric", class: "amount", min, step, max,
-      value: typed[key], dataset: { key },
-      oninput: (e) => { typed[key] = Number(e.target.value); },
+      value: typed[key], dataset: { key }, placeholder: t("amount.placeholder"),
+      oninput: (e) => { typed[key] = e.target.value; },
     });
     const nudged = [];
+    const clamp = (v) => Math.max(min, max !== undefined ? Math.min(max, v) : v);
     const nudge = (d) => el("button", {
-      type: "button", class: "step",
+      type: "button", class: "step", dataset: { nudge: d > 0 ? "up" : "down" },
       onclick: () => {
-        const next = Math.max(min, Number(input.value || 0) + d);
-        input.value = String(max !== undefined ? Math.min(max, next) : next);
-        typed[key] = Number(input.value);
+        const raw = input.value.trim();
+        const now = Number(raw);
+        let next;
+        if (raw === "" || !Number.isFinite(now)) next = d > 0 ? nudgeBy : min;
+        else if (d > 0) next = (Math.floor(now / nudgeBy) + 1) * nudgeBy;
+        else next = (Math.ceil(now / nudgeBy) - 1) * nudgeBy;
+        input.value = String(clamp(next));
+        typed[key] = input.value;
         for (const f of nudged) f();
       },
-    }, d > 0 ? "+" + d : String(d));
+    }, (d > 0 ? "+" : "−") + nudgeBy);
     return {
       input,
-      box: el("span", { class: "stepper" }, nudge(-nudgeBy), input, nudge(nudgeBy)),
+      box: el("span", { class: "stepper" }, nudge(-1), input, nudge(1)),
       onnudge: (f) => nudged.push(f),
     };
   }
@@ -184,9 +196,28 @@
   // -- the stage area ------------------------------------------------------------
 
   /* What the host reads comes from the server (panel.question, host-only): the
-     question, the host's spoken lines, the answers, the comment, a cat's own theme
-     and value, the final's theme names. The page shows it; it decides nothing. */
+     question, the host's spoken lines, the answers, the comment, what the board
+     shows with it, a cat's own theme and value, the final's theme names. The page
+     shows it; it decides nothing. */
   const hostView = () => (panel && panel.question) || null;
+  const extras = () => (panel && panel.extras) || {};
+
+  /* The host's commands since the current question's select, newest first, none
+     undone (null when the log no longer reaches back to it). */
+  function sinceSelect() {
+    const out = [];
+    for (const c of (panel && panel.commands) || []) {
+      if (c.undone) continue;
+      if (c.type === "select") return out;
+      out.push(c);
+    }
+    return null;
+  }
+
+  /* The stage's controls that must never need a scroll (the verdicts, who answers,
+     the countdown): a bar fixed above the bottom bar, whose height the page keeps
+     free below its content (--dock-h), so that it covers nothing. */
+  let dock = null;
 
   function stageHead(box) {
     const s = snapshot;
@@ -199,26 +230,61 @@
     catInfo(box);
   }
 
-  /* A cat in the bag's own theme and value, as its package states them (the value
-     played is the engine's: the rule system may set it otherwise). */
+  /* The cat's value as its package states it: «700», «500 или 1000», a stepped range,
+     or the round's extremes. */
+  function packageValue(cat) {
+    if (cat.price !== null && cat.price !== undefined) return String(cat.price);
+    if (cat.range) {
+      const [min, max, step] = cat.range;
+      return step ? t("cat.range.step", { min, max, step }) : t("cat.or", { a: min, b: max });
+    }
+    return t("cat.extremes");
+  }
+
+  /* The values the package offers, as buttons (none when there are too many). */
+  function packageOptions(cat) {
+    if (!cat) return [];
+    if (cat.price !== null && cat.price !== undefined) return [cat.price];
+    if (!cat.range) return [];
+    const [min, max, step] = cat.range;
+    if (!step) return [min, max];
+    if ((max - min) / step + 1 > 10) return [];
+    const out = [];
+    for (let v = min; v <= max; v += step) out.push(v);
+    return out;
+  }
+
+  /* A cat in the bag: its theme and value as the package states them («в пакете:
+     700»), and what the game's rules make of it (the engine plays the rules' value,
+     not the package's): «по правилам игры: минимум или максимум раунда — 100 или
+     500». A package's «можно оставить себе» the rules do not allow is said too. */
   function catInfo(box) {
+    if (snapshot.special !== "cat") return;
     const q = hostView();
     const cat = q && q.cat;
-    if (!cat || snapshot.special !== "cat") return;
+    const rules = extras().cat_rules;
     const parts = [];
-    if (cat.theme) parts.push(el("span", { class: "cat-theme" }, t("cat.theme", { theme: cat.theme })));
-    if (cat.price !== null && cat.price !== undefined) {
-      parts.push(el("span", { class: "cat-value" }, t("cat.value", { price: cat.price })));
-    } else if (cat.range) {
-      const [min, max, step] = cat.range;
-      parts.push(el("span", { class: "cat-value" },
-        t(step ? "cat.range.step" : "cat.range", { min, max, step })));
+    if (cat && cat.theme) parts.push(el("span", { class: "cat-theme" }, t("cat.theme", { theme: cat.theme })));
+    if (cat) {
+      parts.push(el("span", { class: "cat-value", id: "cat-package-value" },
+        t("cat.package", { value: packageValue(cat) })));
     }
-    if (!parts.length) return;
-    if (cat.announce === "before" && snapshot.stage === "cat_give") {
+    if (rules) {
+      const prices = snapshot.prices || [];
+      const line = rules.price === "min_or_max" && prices.length
+        ? t("cat.rule.minmax", { min: Math.min(...prices), max: Math.max(...prices) })
+        : t("cat.rule." + rules.price);
+      parts.push(el("span", { class: "cat-rule", id: "cat-rule" }, line));
+    }
+    if (cat && cat.announce === "before" && snapshot.stage === "cat_give") {
       parts.push(el("span", { class: "note" }, t("cat.before")));
     }
+    if (!parts.length) return;
     box.append(el("p", { class: "cat-info", id: "cat-info" }, parts));
+    const receiver = q && q.cat_receiver;
+    if (rules && !rules.may_keep && (receiver === "any" || receiver === "self")) {
+      box.append(el("p", { class: "note cat-keep", id: "cat-keep-note" }, t("cat.keep.refused." + receiver)));
+    }
   }
 
   function answerLine(q) {
@@ -232,25 +298,37 @@
   const sayLine = (q) => (q.say
     ? el("p", { class: "say" }, el("span", { class: "label" }, t("say") + ": "), q.say) : null);
   const textLine = (q) => (q.text ? el("p", { class: "text" }, q.text) : null);
+  /* What the board shows with the question besides its text: «На табло: картинка, звук». */
+  const mediaLine = (q) => ((q.media || []).length
+    ? el("p", { class: "on-board", id: "on-board" }, t("media.on.board", {
+      what: q.media.map((kind) => t("media." + kind)).join(", "),
+    })) : null);
 
   /* The question card: what the host reads out, then the right answer and the comment. */
   function questionBlock(box) {
     const q = hostView();
-    if (!q || !(q.text || q.say || (q.answer || []).length)) return;
+    if (!q || !(q.text || q.say || (q.answer || []).length || (q.media || []).length)) return;
     box.append(el("div", { class: "question-box", id: "question-text" },
-      sayLine(q), textLine(q), answerLine(q), commentLine(q)));
+      mediaLine(q), sayLine(q), textLine(q), answerLine(q), commentLine(q)));
   }
+
+  /* How many prices a row of the board holds: all of them up to `most`, else rows as
+     even as can be (15 on a tablet: 8 + 7; 20: 7 + 7 + 6; on a phone 5 + 5 + 5). */
+  const boardColumns = (n, most) => (n <= most ? n : Math.ceil(n / Math.ceil(n / most)));
 
   function renderBoard(box) {
     const s = snapshot;
-    const extras = (panel && panel.extras) || {};
+    const x = extras();
     // A finished round: the next select opens the next round (the engine moves on
     // then); the server says which board that is and who will choose first.
-    const next = extras.next_round;
+    const next = x.next_round;
     const themes = next ? next.themes : s.themes;
     const prices = next ? next.prices : s.prices;
     const chooser = next ? next.chooser : s.chooser;
-    if (next) box.append(el("h2", { class: "next-round" }, t("next.round", { name: next.name })));
+    if (next) {
+      box.append(el("h2", { class: "next-round" },
+        t("next.round", { name: Svoyak.roundName(next.name, next.round) })));
+    }
     if (s.shootout) {
       box.append(el("p", { class: "note" }, t("shootout", {
         n: s.shootout.number, names: s.shootout.seats.map(name).join(", "),
@@ -259,87 +337,91 @@
     if (chooser && !s.shootout) {
       box.append(el("h2", { class: "chooser-line", id: "chooser" }, t("chooser", { name: name(chooser) })));
     }
-    if (!extras.has_chooser || s.shootout) {
+    if (!x.has_chooser || s.shootout) {
       box.append(el("p", { class: "note" }, t("in.order")));
       box.append(el("div", { class: "actions" },
         button("next-question", t("next.question"), { type: "select" }, "go")));
     }
     const played = new Set((next ? next.holes : s.played).map(([theme, price]) => theme + ":" + price));
-    // a phone shows at most five prices a row (a theme's name above them)
+    // A theme's name beside its prices on a tablet (above them on a phone); many
+    // prices wrap into even rows, each price readable and a finger wide.
     const grid = el("div", {
-      class: "board", style: `--prices: ${prices.length}; --phone-cols: ${Math.min(prices.length, 5)}`,
+      class: "board",
+      style: `--cols: ${boardColumns(prices.length, 8)}; --phone-cols: ${boardColumns(prices.length, 5)}`,
     });
     themes.forEach((theme, i) => {
-      grid.append(el("div", { class: "theme" }, theme));
+      const cells = el("div", { class: "prices" });
       for (const price of prices) {
         const done = played.has(i + 1 + ":" + price);
-        grid.append(el("button", {
+        cells.append(el("button", {
           type: "button", class: "cell", disabled: done,
           dataset: { theme: String(i + 1), price: String(price) },
           "aria-label": `${theme} — ${price}`,
           onclick: (e) => send({ type: "select", theme: i + 1, price }, e.currentTarget),
         }, done ? "" : String(price)));
       }
+      grid.append(el("div", { class: "board-row" }, el("div", { class: "theme" }, theme), cells));
     });
     box.append(grid);
   }
 
-  function answeringBlock(box, deadline, label) {
-    const s = snapshot;
-    box.append(el("div", { class: "answering-box" },
-      el("div", { class: "label" }, label || t("answering")),
-      el("div", { class: "who", id: "answering-name", dataset: { seat: String(s.answering) } },
-        name(s.answering)),
+  /* Who answers, for what, and the time left: in the dock. */
+  function answeringBox(label, seat, deadline, ...more) {
+    return el("div", { class: "answering-box", id: "answering-box" },
+      el("div", { class: "label" }, label),
+      el("div", { class: "who", id: "answering-name", dataset: { seat: String(seat) } }, name(seat)),
       deadline ? el("div", { class: "countdown-line" }, t("answer.time"), " ", countdown(deadline)) : null,
-    ));
-    const margins = Object.entries(s.margins_us || {});
-    if (margins.length) {
-      box.append(el("div", { class: "margins" }, t("margins") + ": ",
-        margins.map(([seat, us]) => el("span", { class: "margin-item" },
-          name(Number(seat)), " ", t("margin.ms", { ms: (us / 1000).toFixed(1) })))));
-    }
+      ...more);
   }
 
-  function verdicts(box, command, seat) {
+  function marginsLine(box) {
+    const margins = Object.entries(snapshot.margins_us || {});
+    if (!margins.length) return;
+    box.append(el("div", { class: "margins" }, t("margins") + ": ",
+      margins.map(([seat, us]) => el("span", { class: "margin-item" },
+        name(Number(seat)), " ", t("margin.ms", { ms: (us / 1000).toFixed(1) })))));
+  }
+
+  function verdictButtons(command, seat) {
     const extra = seat === undefined ? {} : { seat };
-    box.append(el("div", { class: "actions verdicts" },
+    return el("div", { class: "actions verdicts" },
       button("judge-correct", t("correct"), { ...command, verdict: "correct", ...extra }, "correct"),
-      button("judge-wrong", t("wrong"), { ...command, verdict: "wrong", ...extra }, "wrong")));
+      button("judge-wrong", t("wrong"), { ...command, verdict: "wrong", ...extra }, "wrong"));
   }
 
   function renderQuestion(box) {
     const s = snapshot;
     stageHead(box);
-    const answering = s.phase === "answering";
-    if (answering) {
-      // The host has read the question: who answers, the right answer, the verdict.
-      answeringBlock(box, s.answer_deadline);
-      const actions = el("div", { class: "actions verdicts" },
-        button("judge-correct", t("correct"), { type: "judge", verdict: "correct" }, "correct"),
-        button("judge-wrong", t("wrong"), { type: "judge", verdict: "wrong" }, "wrong"));
+    const q = hostView();
+    if (s.phase === "answering") {
+      // The host has read the question: who answers and the verdict, in the dock;
+      // the right answer first here, then the text the host has read.
+      dock.append(answeringBox(t("answering"), s.answering, s.answer_deadline));
+      const actions = verdictButtons({ type: "judge" });
       if (s.answer_deadline === null) {
         // the reading goes on while the early presser waits (TV-94): end it first
         actions.append(button("reading-end", t("reading.end"), { type: "reading_end" }, "signal"));
       }
-      // the answer leads (next to the verdict); the text the host has read follows
-      const q = hostView();
+      dock.append(actions);
+      marginsLine(box);
       if (q && (answerLine(q) || q.comment)) {
         box.append(el("div", { class: "question-box answer-first", id: "question-answer" },
           answerLine(q), commentLine(q)));
       }
-      box.append(actions);
-      if (q && (q.text || q.say)) {
-        box.append(el("div", { class: "question-box read", id: "question-text" }, sayLine(q), textLine(q)));
+      if (q && (q.text || q.say || (q.media || []).length)) {
+        box.append(el("div", { class: "question-box read", id: "question-text" },
+          mediaLine(q), sayLine(q), textLine(q)));
       }
       return;
     }
-    questionBlock(box);
     let phase = t("phase." + s.phase);
     if (s.phase === "reading" && resumedReading) phase = t("reading.resume");
     box.append(el("p", { class: "phase", id: "phase", dataset: { phase: s.phase } }, phase));
     if (s.phase === "open" && s.closes_at) {
       box.append(el("div", { class: "window-box" }, t("window"), " ", countdown(s.closes_at)));
     }
+    questionBlock(box);
+    // the signal is at hand wherever the host has scrolled to in a long text
     const actions = el("div", { class: "actions" });
     if (s.phase === "selected") {
       actions.append(button("reading-start", t("reading.start"), { type: "reading_start" }, "go"));
@@ -347,37 +429,79 @@
     } else if (s.phase === "reading") {
       actions.append(button("reading-end", t("reading.end"), { type: "reading_end" }, "signal"));
     }
-    box.append(actions);
+    if (actions.childElementCount) dock.append(actions);
     box.append(el("div", { class: "actions minor" },
       button("timeout", t("timeout"), { type: "timeout" }, "secondary")));
+  }
+
+  /* The auction as the engine played it, from the host's own commands since the
+     select: the players who passed without a tap could not outbid (their score is
+     not above the bid: the engine passes them, TV-S-AUC-4); no bid tapped at all is
+     an opener below the nominal, who plays for it (TV-S-AUC-2). */
+  function auctionFacts() {
+    const s = snapshot;
+    const since = sinceSelect();
+    if (!since || s.special !== "stake") return null;
+    const bids = since.filter((c) => c.type === "bid");
+    const tapped = new Set(since.filter((c) => c.type === "pass").map((c) => c.seat));
+    return { bids, tapped };
+  }
+
+  function auctionNote(box) {
+    const s = snapshot;
+    const facts = auctionFacts();
+    if (!facts || s.stage !== "special") return;
+    const x = extras();
+    const others = s.players.map((_, i) => i + 1).filter((seat) => seat !== s.answering);
+    const auto = others.filter((seat) => !facts.tapped.has(seat));
+    if (!auto.length) return; // everyone else passed by the host's tap: nothing to explain
+    let text;
+    if (x.stake_opener_only) text = t("auction.opener.only", { name: name(s.answering), amount: s.value });
+    else {
+      const why = auto.length === others.length ? t("auction.others")
+        : t("auction.some", { names: auto.map(name).join(", ") });
+      text = t("auction.why", { why, name: name(s.answering), amount: s.value });
+      if (!facts.bids.length) text += " " + t("auction.forced", { amount: s.value });
+    }
+    box.append(el("p", { class: "auction-note", id: "auction-note" }, text));
   }
 
   function renderBidding(box) {
     const s = snapshot;
     const b = s.bidding;
-    const extras = panel.extras || {};
+    const x = extras();
+    const facts = auctionFacts();
     stageHead(box);
     box.append(el("p", { class: "bid-current", id: "bid-current" },
       b.bid !== null ? t("bid.current", { amount: b.bid, name: name(b.leader) }) : t("bid.none")));
+    if (b.bid !== null && facts && !facts.bids.length) {
+      // nobody tapped a bid: the engine placed the opener's forced one
+      box.append(el("p", { class: "auction-note", id: "auction-note" },
+        t("bid.forced.note", { name: name(b.leader), amount: b.bid })));
+    }
     const list = el("div", { class: "bidders" });
     for (const seat of b.order) {
       const passed = b.passed.includes(seat);
       const turn = b.turn === seat && !passed;
       const score = s.scores[String(seat)];
-      const status = passed ? t("bid.passed") : b.leader === seat ? t("bid.leader") : turn ? t("bid.turn") : "";
+      // passed by the engine, not by a tap: their score is not above the bid (under
+      // TV-94 nobody but the opener bids at all: a plain «пас»)
+      const cannot = passed && facts && !facts.tapped.has(seat) && !x.stake_opener_only;
+      const status = passed ? t(cannot ? "bid.cannot" : "bid.passed")
+        : b.leader === seat ? t("bid.leader") : turn ? t("bid.turn") : "";
       const row = el("div", {
         class: "bidder" + (turn ? " turn" : "") + (passed ? " passed" : ""), dataset: { seat: String(seat) },
       }, el("span", { class: "name" }, name(seat)), el("span", { class: "score" }, String(score)),
       el("span", { class: "status" }, status));
       if (turn) {
         const controls = el("div", { class: "bid-controls" });
-        if (b.bid === null && extras.bid_forced) {
-          for (const amount of extras.bid_forced) {
+        if (b.bid === null && x.bid_forced) {
+          for (const amount of x.bid_forced) {
             controls.append(button(null, t("bid.forced", { amount }), { type: "bid", seat, amount }, "go"));
           }
         } else {
-          const step = extras.bid_step || 1;
-          const low = extras.bid_min ?? step;
+          const step = x.bid_step || 1;
+          const low = x.bid_min ?? step;
           const amount = amountInput("bid-" + seat, low, low, step, score > 0 ? score : undefined);
           controls.append(amount.box);
           controls.append(el("button", {
@@ -407,25 +531,38 @@
       if (i + 1 === s.chooser) return;
       choices.append(button("cat-" + (i + 1), player, { type: "cat_give", seat: i + 1 }, "go"));
     });
+    const rules = extras().cat_rules;
+    if (rules && rules.may_keep) {
+      // the rules of the era let the chooser keep it (TV-S-CAT-1, 1996–97)
+      choices.append(button("cat-keep", t("cat.keep", { name: name(s.chooser) }),
+        { type: "cat_give", seat: s.chooser }, "secondary"));
+    }
     box.append(choices);
     questionBlock(box);
   }
 
   function renderCatPrice(box) {
     const s = snapshot;
-    const extras = panel.extras || {};
+    const x = extras();
     stageHead(box);
     box.append(el("h2", {}, t("cat.price", { name: name(s.answering) })));
     const choices = el("div", { class: "choices" });
-    if (extras.cat_options) {
-      for (const price of extras.cat_options) {
+    if (x.cat_options) {
+      // the rules set the choice (TV-S-CAT-2): the round's minimum or maximum
+      for (const price of x.cat_options) {
         choices.append(button("cat-price-" + price, String(price), { type: "cat_price", price }, "go"));
       }
     } else {
-      // a value the host enters (the editors' fixed one): the package's, if it states one
+      // a value the host sets (the editors' fixed one, TV-S-CAT-4): the package's
+      // values as buttons, and a free amount (the package's value filled in)
       const q = hostView();
-      const stated = q && q.cat && q.cat.price;
-      const price = amountInput("cat-price", stated || (s.cell ? s.cell[1] : 0), 0, 1);
+      const offered = packageOptions(q && q.cat);
+      if (offered.length > 1) {
+        for (const price of offered) {
+          choices.append(button("cat-price-" + price, String(price), { type: "cat_price", price }, "go"));
+        }
+      }
+      const price = amountInput("cat-price", offered[0] || (s.cell ? s.cell[1] : 0), 0, 1);
       choices.append(price.box, el("button", {
         type: "button", class: "big go", id: "cat-price-set",
         onclick: (e) => send({ type: "cat_price", price: Number(price.input.value) }, e.currentTarget),
@@ -438,10 +575,11 @@
   function renderSpecial(box) {
     const s = snapshot;
     stageHead(box);
+    auctionNote(box);
     // the host reads the question to the one who answers it, then judges
     questionBlock(box);
-    answeringBlock(box, s.special_deadline, t("special.for", { value: s.value }));
-    verdicts(box, { type: "judge" });
+    dock.append(answeringBox(t("special.for", { value: s.value }), s.answering, s.special_deadline),
+      verdictButtons({ type: "judge" }));
   }
 
   /* The final's theme names: the package's, from the server; a page that has seen
@@ -461,79 +599,152 @@
     }
   }
 
-  function finalReading(box) {
-    const extras = panel.extras || {};
-    box.append(el("div", { class: "actions" },
-      button("final-reading-start", t("final.reading.start"), { type: "reading_start" }, "secondary"),
-      button("final-reading-end", t("final.reading.end"), { type: "reading_end" }, "signal")));
-    if (extras.final_timer_until) {
-      box.append(el("div", { class: "window-box" }, t("final.timer"), " ", countdown(extras.final_timer_until)));
-    }
-  }
+  const finalReading = () => el("div", { class: "actions reading-row" },
+    button("final-reading-start", t("final.reading.start"), { type: "reading_start" }, "secondary"),
+    button("final-reading-end", t("final.reading.end"), { type: "reading_end" }, "signal"));
+
+  const finalTimer = () => (extras().final_timer_until
+    ? el("div", { class: "countdown-line", id: "final-timer" }, t("final.timer"), " ",
+      countdown(extras().final_timer_until))
+    : null);
 
   function renderFinalRemove(box) {
     const f = snapshot.final;
-    const turn = (panel.extras || {}).final_turn;
+    const turn = extras().final_turn;
     box.append(el("h2", {}, t("final.remove", { name: name(turn) })));
+    // the themes already gone stay in their places, struck out, with who removed them
+    const removedBy = new Map();
+    for (const c of (panel && panel.commands) || []) {
+      if (c.type === "final_remove" && !c.undone && !removedBy.has(c.theme)) removedBy.set(c.theme, c.seat);
+    }
+    finalName(1); // the package's names, if any
+    const left = new Set(f.themes_left);
+    const total = Math.max(finalNames.length, ...f.themes_left, ...removedBy.keys());
     const choices = el("div", { class: "choices final-themes" });
-    for (const theme of f.themes_left) {
-      choices.append(button("final-theme-" + theme, finalName(theme),
-        { type: "final_remove", theme, seat: turn ?? null }, "wrong"));
+    for (let theme = 1; theme <= total; theme++) {
+      if (left.has(theme)) {
+        choices.append(button("final-theme-" + theme, finalName(theme),
+          { type: "final_remove", theme, seat: turn ?? null }, "wrong"));
+        continue;
+      }
+      const by = removedBy.get(theme);
+      choices.append(el("button", {
+        type: "button", class: "big removed", id: "final-removed-" + theme, disabled: true,
+        "aria-label": t("final.removed", { theme: finalName(theme) }),
+      }, el("s", {}, finalName(theme)),
+      by ? el("span", { class: "by" }, t("final.removed.by", { name: name(by) })) : null));
     }
     box.append(choices);
   }
 
-  /* A finalist's stake row. The limit (the score) is shown, and an amount above it
-     (or below the minimum) is refused here, at entry: nothing is sent (the server
-     refuses it too). */
-  function stakeRow(seat, extras) {
+  /* A finalist's stake as the host accepted it, from the host's command log (never
+     a viewer's): the amount, null for «без ставки», undefined when not known. */
+  function acceptedStake(seat) {
+    for (const c of (panel && panel.commands) || []) {
+      if (c.type === "final_stake" && c.seat === seat && !c.undone) return c.amount ?? null;
+    }
+    return undefined;
+  }
+
+  const stakeWords = (amount) => (amount === null ? t("final.nostake.short")
+    : amount === undefined ? "?" : String(amount));
+
+  const editingStakes = new Set(); // finalists whose accepted stake the host is changing
+
+  function redrawStage() {
+    lastStageKey = "";
+    renderStage();
+  }
+
+  /* A finalist's stake row. An accepted row shows its stake (to the host) and an
+     «Изменить»; changing it asks to confirm, naming the old amount and the new. The
+     limit (the score) is shown, and an amount above it (or below the minimum) is
+     refused here, at entry: nothing is sent (the server refuses it too). */
+  function stakeRow(seat, x) {
     const s = snapshot;
     const score = s.scores[String(seat)];
-    const staked = snapshot.final.staked.includes(seat);
-    const row = el("div", { class: "bidder" + (staked ? " passed" : " turn"), dataset: { seat: String(seat) } },
-      el("span", { class: "name" }, name(seat)), el("span", { class: "score" }, String(score)),
-      el("span", { class: "status" }, staked ? "✓ " + t("final.staked") : ""));
-    const step = extras.stake_step || 1;
-    const low = extras.stake_min || 1;
-    const amount = amountInput("stake-" + seat, low, low, step, score);
+    const staked = s.final.staked.includes(seat);
+    const old = staked ? acceptedStake(seat) : undefined;
+    const editing = staked && editingStakes.has(seat);
+    const key = "stake-" + seat;
+    const row = el("div", {
+      class: "bidder" + (staked && !editing ? " passed" : " turn"), dataset: { seat: String(seat) },
+    }, el("span", { class: "name" }, name(seat)), el("span", { class: "score" }, String(score)),
+    el("span", { class: "status", id: "stake-status-" + seat },
+      staked ? "✓ " + t("final.staked.amount", { amount: stakeWords(old) }) : ""));
+    if (staked && !editing) {
+      row.append(el("div", { class: "bid-controls" }, el("button", {
+        type: "button", class: "big secondary", id: "stake-edit-" + seat,
+        onclick: () => {
+          editingStakes.add(seat);
+          typed[key] = old === null || old === undefined ? "" : String(old);
+          redrawStage();
+        },
+      }, t("final.stake.edit"))));
+      return row;
+    }
+    const step = x.stake_step || 1;
+    const low = x.stake_min || 1;
+    const amount = amountInput(key, null, low, step, score);
     const error = el("p", { class: "error stake-error", id: "stake-error-" + seat, role: "alert", hidden: true });
+    let tried = false; // an empty box is pointed out only once «Принять» is tapped
+    // a change of an accepted stake, confirmed first: «Анна: 500 → 300?»
+    const confirmed = (next) => !staked
+      || window.confirm(t("final.stake.change", { name: name(seat), old: stakeWords(old), new: stakeWords(next) }));
     const accept = el("button", {
       type: "button", class: "big go", id: "stake-" + seat,
-      onclick: (e) => {
-        if (check()) send({ type: "final_stake", seat, amount: Number(amount.input.value) }, e.currentTarget);
+      onclick: async (e) => {
+        tried = true;
+        if (!check()) return;
+        const value = Number(amount.input.value);
+        if (!confirmed(value)) return;
+        if (await send({ type: "final_stake", seat, amount: value }, e.currentTarget)) editingStakes.delete(seat);
       },
     }, t("final.stake"));
+    const none = el("button", {
+      type: "button", class: "big secondary", id: "stake-none-" + seat,
+      onclick: async (e) => {
+        if (!confirmed(null)) return;
+        if (await send({ type: "final_stake", seat, amount: null }, e.currentTarget)) editingStakes.delete(seat);
+      },
+    }, t("final.nostake"));
     function check() {
       const value = Number(amount.input.value);
       let problem = "";
-      if (!Number.isFinite(value) || amount.input.value === "") problem = t("final.stake.none");
+      const empty = amount.input.value.trim() === "";
+      if (empty || !Number.isFinite(value)) problem = tried || !empty ? t("final.stake.none") : "";
       else if (value > score) problem = t("final.stake.over", { score });
       else if (value < low) problem = t("final.stake.under", { min: low });
       error.textContent = problem;
       error.hidden = !problem;
       amount.input.classList.toggle("invalid", Boolean(problem));
       amount.input.setAttribute("aria-invalid", problem ? "true" : "false");
-      accept.classList.toggle("refused", Boolean(problem));
-      return !problem;
+      accept.classList.toggle("refused", Boolean(problem) || empty);
+      return !problem && !empty;
     }
     amount.input.addEventListener("input", check);
     amount.onnudge(check);
-    row.append(el("div", { class: "bid-controls" },
+    const controls = el("div", { class: "bid-controls" },
       amount.box,
       el("span", { class: "limit", id: "stake-limit-" + seat }, t("final.stake.limit", { score })),
-      accept,
-      button(null, t("final.nostake"), { type: "final_stake", seat, amount: null }, "secondary")),
-    error);
+      accept, none);
+    if (editing) {
+      controls.append(el("button", {
+        type: "button", class: "big secondary", id: "stake-keep-" + seat,
+        onclick: () => { editingStakes.delete(seat); delete typed[key]; redrawStage(); },
+      }, t("final.stake.keep", { amount: stakeWords(old) })));
+    }
+    row.append(controls, error);
     check(); // a value typed before a redraw is checked again
     return row;
   }
 
   function renderFinalStakes(box) {
-    const extras = panel.extras || {};
+    const x = extras();
     finalHead(box);
     box.append(el("p", { class: "note" }, t("final.question.later")));
     const list = el("div", { class: "bidders" });
-    for (const seat of snapshot.final.seats) list.append(stakeRow(seat, extras));
+    for (const seat of snapshot.final.seats) list.append(stakeRow(seat, x));
     box.append(list);
   }
 
@@ -541,15 +752,14 @@
     const s = snapshot;
     const f = s.final;
     finalHead(box);
-    // every stake is in: the host reads the question now, then judges the answers
+    // every stake is in: the host reads the question now, then judges the answers;
+    // the reading's buttons (its end comes where the host has scrolled to), who
+    // answers, the 30 s and the verdicts are in the dock
     questionBlock(box);
-    finalReading(box);
     const next = f.judge_order[0];
-    box.append(el("div", { class: "answering-box" },
-      el("div", { class: "label" }, t("final.next", { name: "" })),
-      el("div", { class: "who", id: "answering-name", dataset: { seat: String(next) } }, name(next)),
-      el("div", { class: "note" }, t("final.hidden"))));
-    verdicts(box, { type: "final_judge" }, next);
+    dock.append(finalReading(), answeringBox(t("final.next", { name: "" }), next, null,
+      el("div", { class: "note" }, t("final.hidden")), finalTimer()),
+    verdictButtons({ type: "final_judge" }, next));
     box.append(el("p", { class: "note" }, t("final.order", { names: f.judge_order.map(name).join(" → ") })));
   }
 
@@ -557,6 +767,18 @@
     const s = snapshot;
     box.append(el("h2", { class: "winner-line", id: "winner" },
       s.winner ? t("winner", { name: name(s.winner) }) : t("no.winner")));
+    // the final as the host judged it (the host's log: stakes stay off the viewers')
+    const judged = new Map();
+    for (const c of (panel && panel.commands) || []) {
+      if (c.type === "final_judge" && !c.undone && !judged.has(c.seat)) judged.set(c.seat, c.verdict);
+    }
+    if (!judged.size) return;
+    box.append(el("ul", { class: "final-results", id: "final-results" },
+      [...judged].reverse().map(([seat, verdict]) => {
+        const stake = acceptedStake(seat);
+        return el("li", {}, t("final.result." + verdict + (stake === null ? ".none" : ""),
+          { name: name(seat), stake: stakeWords(stake) }));
+      })));
   }
 
   /* A question closed with nobody right (the window closed with no press, every
@@ -618,19 +840,26 @@
 
   function renderStage() {
     const box = $("stage");
+    if (snapshot.stage !== "final_stakes") editingStakes.clear();
     const key = JSON.stringify([Svoyak.lang, { ...snapshot, now: 0, version: 0, locked_until: 0 },
-      panel && panel.extras, panel && panel.question, resumedReading, held && held.cell]);
+      panel && panel.extras, panel && panel.question, panel && panel.commands, resumedReading,
+      held && held.cell, [...editingStakes]]);
     if (key === lastStageKey) return;
     lastStageKey = key;
     box.replaceChildren();
+    dock = $("dock");
+    dock.replaceChildren();
     box.dataset.stage = snapshot.stage;
+    dock.dataset.stage = snapshot.stage;
     if (held) {
       box.dataset.held = "1";
       renderHeld(box);
-      return;
+    } else {
+      delete box.dataset.held;
+      (STAGES[snapshot.stage] || renderBoard)(box);
     }
-    delete box.dataset.held;
-    (STAGES[snapshot.stage] || renderBoard)(box);
+    dock.hidden = !dock.childElementCount;
+    measureBars();
   }
 
   // -- the frame around it -------------------------------------------------------
@@ -644,6 +873,8 @@
       case "judge": return t("cmd.judge." + c.verdict);
       case "final_judge": return t("cmd.final_judge." + c.verdict, { name: n(c.seat) });
       case "final_remove": return t("cmd.final_remove", { theme: finalName(c.theme) });
+      // the amounts: the command log is the host's alone
+      case "final_stake": return t("cmd.final_stake", { name: n(c.seat), amount: stakeWords(c.amount ?? null) });
       case "correction":
         return t("cmd.correction", { name: n(c.seat), delta: (c.delta > 0 ? "+" : "") + c.delta, reason: c.reason });
       default:
@@ -662,13 +893,18 @@
     send({ type: "undo", line: command.line }, buttonNode);
   }
 
+  /* The alerts: a false start for 8 s, a late press for 30 s, of the game's clock
+     (a reload does not bring them back); the others until taken down. Redrawn only
+     when the list shown changes (a tap on ✕ is never lost to a redraw). */
+  let alertsKey = "";
   function renderAlerts() {
     const box = $("alerts");
+    const shown = ((panel && panel.alerts) || []).filter((a) => Svoyak.alertLive(a, firstSeen));
+    const key = JSON.stringify([Svoyak.lang, snapshot.players, shown.map((a) => a.id)]);
+    if (key === alertsKey) return;
+    alertsKey = key;
     box.replaceChildren();
-    const now = performance.now();
-    for (const alert of (panel && panel.alerts) || []) {
-      if (!firstSeen.has(alert.id)) firstSeen.set(alert.id, now);
-      if (alert.kind === "false_start" && now - firstSeen.get(alert.id) > 8000) continue;
+    for (const alert of shown) {
       box.append(el("div", { class: "alert " + alert.kind, dataset: { kind: alert.kind, seat: String(alert.seat) } },
         el("span", {}, "⚠ ", Svoyak.alertText(snapshot, alert)),
         el("button", {
@@ -681,15 +917,16 @@
   function render() {
     if (!snapshot) return;
     document.title = t("title.host");
-    $("round-name").textContent = snapshot.shootout ? t("shootout", {
-      n: snapshot.shootout.number, names: snapshot.shootout.seats.map(name).join(", "),
-    }) : snapshot.stage.startsWith("final_") ? t("final") : snapshot.round_name;
-    $("stage-label").textContent = t("stage." + snapshot.stage);
+    // nothing of the game in the top bar before the PIN: not the round, not «Пауза»
+    const title = loggedIn ? Svoyak.roundTitle(snapshot) : "";
+    $("round-name").textContent = title;
+    $("round-name").hidden = !title;
+    $("stage-label").textContent = loggedIn ? t("stage." + snapshot.stage) : "";
     const paused = Boolean(panel && panel.paused);
     const pause = $("pause-btn");
-    pause.hidden = false;
+    pause.hidden = !loggedIn;
     pause.textContent = paused ? t("resume") : t("pause");
-    $("paused-overlay").hidden = !paused;
+    $("paused-overlay").hidden = !(paused && loggedIn);
     Svoyak.renderScores($("scores"), snapshot, panel);
     renderAlerts();
     const last = lastCommand();
@@ -765,15 +1002,19 @@
   }
 
   function showLogin() {
+    loggedIn = false;
     $("login").hidden = false;
     $("game").hidden = true;
     pin = "";
     showPin();
+    render();
   }
 
   function showGame() {
+    loggedIn = true;
     $("login").hidden = true;
     $("game").hidden = false;
+    render();
   }
 
   async function login() {
@@ -811,18 +1052,20 @@
   /* The top and bottom bars are fixed: the page keeps room for them, whatever they
      wrap to (a phone, a long undo label, English), so that no control is ever left
      under them. */
-  function watchBars() {
+  function measureBars() {
     const root = document.documentElement.style;
-    const measure = () => {
-      const bar = $("top-bar");
-      const fixed = getComputedStyle(bar).position !== "static";
-      root.setProperty("--bar-h", (fixed ? bar.offsetHeight : 0) + "px");
-      root.setProperty("--tools-h", ($("game").hidden ? 0 : $("tools").offsetHeight) + "px");
-    };
-    new ResizeObserver(measure).observe($("top-bar"));
-    new ResizeObserver(measure).observe($("tools"));
-    new MutationObserver(measure).observe($("game"), { attributes: true, attributeFilter: ["hidden"] });
-    measure();
+    const bar = $("top-bar");
+    const fixed = getComputedStyle(bar).position !== "static";
+    const shown = !$("game").hidden;
+    root.setProperty("--bar-h", (fixed ? bar.offsetHeight : 0) + "px");
+    root.setProperty("--tools-h", (shown ? $("tools").offsetHeight : 0) + "px");
+    root.setProperty("--dock-h", (shown && !$("dock").hidden ? $("dock").offsetHeight : 0) + "px");
+  }
+
+  function watchBars() {
+    for (const id of ["top-bar", "tools", "dock"]) new ResizeObserver(measureBars).observe($(id));
+    new MutationObserver(measureBars).observe($("game"), { attributes: true, attributeFilter: ["hidden"] });
+    measureBars();
   }
 
   function start() {
@@ -862,7 +1105,12 @@
     $("toast").onclick = hideToast;
     if (popovers) $("toast").hidden = false; // a closed popover is not drawn anyway
     watchBars();
-    setInterval(() => { tickCountdowns(); if (snapshot) Svoyak.renderScores($("scores"), snapshot, panel); }, 200);
+    setInterval(() => {
+      tickCountdowns();
+      if (!snapshot) return;
+      Svoyak.renderScores($("scores"), snapshot, panel);
+      renderAlerts(); // a false start goes after its 8 s
+    }, 200);
     live = new Svoyak.Live(onState, setLink);
     fetch("/api/session", { credentials: "same-origin" })
       .then((r) => r.json())

@@ -31,7 +31,10 @@
     } else if (s.stage === "board") {
       const next = panel && panel.extras && panel.extras.next_round;
       const chooser = next ? next.chooser : s.chooser;
-      if (next) box.append(el("h2", { class: "next-round" }, t("next.round", { name: next.name })));
+      if (next) {
+        box.append(el("h2", { class: "next-round" },
+          t("next.round", { name: Svoyak.roundName(next.name, next.round) })));
+      }
       box.append(el("h1", { class: "note" }, chooser ? t("chooser", { name: name(chooser) }) : t("viewer.waiting")));
     } else {
       box.append(el("h1", {}, t("stage." + s.stage)));
@@ -57,11 +60,9 @@
   function renderAlerts() {
     const box = $("alerts");
     box.replaceChildren();
-    const now = performance.now();
     for (const alert of (panel && panel.alerts) || []) {
-      if (alert.kind !== "false_start") continue;
-      if (!firstSeen.has(alert.id)) firstSeen.set(alert.id, now);
-      if (now - firstSeen.get(alert.id) > 5000) continue;
+      // a false start shows for 5 s of the game's clock: a reload does not bring it back
+      if (alert.kind !== "false_start" || !Svoyak.alertLive(alert, firstSeen, 5000)) continue;
       box.append(el("div", { class: "alert false_start" }, "⚠ ", Svoyak.alertText(snapshot, alert)));
     }
   }
@@ -69,7 +70,8 @@
   function render() {
     if (!snapshot) return;
     document.title = t("title.view");
-    $("round-name").textContent = snapshot.stage.startsWith("final_") ? t("final") : snapshot.round_name;
+    $("round-name").textContent = Svoyak.roundTitle(snapshot);
+    $("round-name").hidden = !$("round-name").textContent;
     $("stage-label").textContent = t("stage." + snapshot.stage);
     $("paused-overlay").hidden = !(panel && panel.paused);
     renderNow();
