@@ -241,7 +241,7 @@ class PackageTexts:
             return cls()
         if not isinstance(name, str):
             return cls()
-        from buzzer.journal.codec import BUILTIN_DEMO
+        from rules.packages.demo import BUILTIN_DEMO
 
         try:
             if name == BUILTIN_DEMO:

@@ -42,6 +42,7 @@ from rules.board import BoardError, RoundSpec
 from rules.eras import find_era_rules, tv_rules_for
 from rules.game import GameSetup
 from rules.packages import Package, PackageError, QuestionKind, load_json, load_siq
+from rules.packages.demo import BUILTIN_DEMO  # the header's name for the demo package
 from rules.profiles import OptionError, RuleSystem, find_rules, with_options
 from rules.state import SpecialKind
 
@@ -360,8 +361,6 @@ def parse_header(text: str, base: Path | None = None) -> GameSetup:
         raise JournalError(1, str(exc)) from None
 
 
-#: The header's name for the project's own demo package (``svoyak run``'s default).
-BUILTIN_DEMO = "svoyak:demo"
 
 _QUESTION_KINDS = {
     QuestionKind.STAKE: SpecialKind.STAKE,

@@ -1157,7 +1157,7 @@ class TournamentPackages:
 
     def header(self, header: dict[str, Any]) -> dict[str, Any]:
         """The header with its package path replaced by the tournament's copy."""
-        from buzzer.journal.codec import BUILTIN_DEMO
+        from rules.packages.demo import BUILTIN_DEMO
 
         key = "package" if "package" in header else "board"
         name = header.get(key)

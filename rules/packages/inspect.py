@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
+from rules.packages.demo import BUILTIN_DEMO
 from rules.packages.model import (
     CatAnnounce,
     CatParams,
@@ -35,9 +36,7 @@ from rules.packages.model import (
     StakeParams,
     Theme,
 )
-
-#: The name ``svoyak run``, the journal header and this command give the built-in package.
-BUILTIN_DEMO: Final = "svoyak:demo"
+from rules.packages.own import media_json
 
 #: The question kinds as the JSON names them. ``other`` is a SIGame type the
 #: engine can only approximate (``forAll``, ``choice`` …: played as plain, with
@@ -223,8 +222,8 @@ def _question_dict(question: Question) -> dict[str, Any]:
         "text": question.text,
         "say": question.say,
         "comment": question.comment,
-        "media": [_media_dict(m) for m in question.media],
-        "answer_media": [_media_dict(m) for m in question.answer_media],
+        "media": [media_json(m) for m in question.media],
+        "answer_media": [media_json(m) for m in question.answer_media],
         "cat": _cat_dict(question.cat) if question.cat else None,
         "stake": _stake_dict(question.stake) if question.stake else None,
         "type": question.origin_type,
@@ -234,11 +233,6 @@ def _question_dict(question: Question) -> dict[str, Any]:
     return result
 
 
-def _media_dict(media: MediaRef) -> dict[str, str]:
-    if media.name is not None:
-        return {"kind": media.kind.value, "file": media.name}
-    assert media.inline is not None
-    return {"kind": media.kind.value, "inline": media.inline}
 
 
 def _cat_dict(cat: CatParams) -> dict[str, Any]:

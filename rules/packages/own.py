@@ -185,7 +185,8 @@ def _theme_json(theme: Theme) -> dict[str, Any]:
     return out
 
 
-def _media_json(ref: MediaRef) -> dict[str, str]:
+def media_json(ref: MediaRef) -> dict[str, str]:
+    """A media reference as the project's format writes it (``svoyak package inspect`` too)."""
     if ref.name is not None:
         return {"kind": ref.kind.value, "file": ref.name}
     assert ref.inline is not None
@@ -207,9 +208,9 @@ def _question_json(question: Question, *, final: bool) -> dict[str, Any]:
     if question.comment:
         out["comment"] = question.comment
     if question.media:
-        out["media"] = [_media_json(m) for m in question.media]
+        out["media"] = [media_json(m) for m in question.media]
     if question.answer_media:
-        out["answer_media"] = [_media_json(m) for m in question.answer_media]
+        out["answer_media"] = [media_json(m) for m in question.answer_media]
     if not final and question.cat is not None:
         cat = question.cat
         price: int | dict[str, int] | None

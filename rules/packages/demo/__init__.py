@@ -14,7 +14,11 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Final
 
-__all__ = ["DEMO_PACKAGE"]
+__all__ = ["BUILTIN_DEMO", "DEMO_PACKAGE"]
+
+#: The name a journal header, ``svoyak run --package`` and ``svoyak package inspect``
+#: give the built-in package (one home: the journal's codec and the tools import it).
+BUILTIN_DEMO: Final = "svoyak:demo"
 
 #: The demo package file (``rules/packages/demo/demo.json``).
 DEMO_PACKAGE: Final[Path] = Path(str(files(__package__) / "demo.json"))
