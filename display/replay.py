@@ -106,6 +106,6 @@ def read_journal(path: Path) -> list[str]:
     if data.startswith(b"SQLite format 3\x00"):
         from buzzer.journal.store import JournalStore
 
-        with JournalStore(path) as store:
+        with JournalStore(path, readonly=True) as store:
             return list(store.lines())
     return data.decode("utf-8").splitlines()

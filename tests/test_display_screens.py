@@ -11,6 +11,7 @@ drawing the scene afresh.
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 
 import pygame
@@ -298,3 +299,27 @@ def test_a_sparse_snapshot_still_draws(stage: str) -> None:
         {"stage": stage, "players": [], "themes": [], "prices": [], "final": {}, "bidding": {}},
     ):
         render(Scene(snapshot, question_text="Вопрос"), SIZE, 0)
+
+
+def test_the_board_replays_a_game_journal_without_writing_to_it(tmp_path: Path) -> None:
+    """`svoyak display replay` reads a game's SQLite journal read-only: a finished
+    game's file is evidence after the game and stays byte for byte the same."""
+    from buzzer.journal.store import JournalStore
+    from display.replay import read_journal
+
+    path = tmp_path / "game.sqlite"
+    header = {"type": "game", "rules": "tv-modern", "players": ["А", "Б"], "package": "svoyak:demo"}
+    with JournalStore(path) as store:
+        store.append(header)
+        store.append({"type": "select", "t": 1000, "theme": 1, "price": 100})
+    # A journal from before journals were stamped as svoyak's own: a writable open
+    # would stamp it now (and so change the evidence).
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA application_id = 0")
+    db.close()
+    before = path.read_bytes()
+    lines = read_journal(path)
+    assert [json.loads(line)["type"] for line in lines] == ["game", "select"]
+    assert path.read_bytes() == before
