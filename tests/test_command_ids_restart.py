@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -29,32 +26,15 @@ from buzzer.panel.models import CommandRequest
 from buzzer.replay import replay_lines
 from buzzer.runtime.controller import Controller
 from buzzer.runtime.runtime import Runtime
+from tests.test_run_crash_resume import start as start_run
 
 PIN = "8642"
-RUN = [sys.executable, "-m", "buzzer.cli", "run", "--headless", "--host", "127.0.0.1"]
 
 
 def start(journal: Path, *more: str) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [*RUN, "--no-mdns", "--port", "0", "--pin", PIN, "--journal", str(journal), *more],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert proc.stdout is not None
-    url = None
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        found = re.search(r"http://127\.0\.0\.1:\d+", line)
-        url = url or (found.group(0) if found else None)
-        if line.strip().startswith("PIN:"):
-            assert url is not None
-            return proc, url
-    proc.kill()
-    raise AssertionError("svoyak run did not print its URL and PIN")
+    """`svoyak run` on ``journal``, waited for until it prints its URL and PIN."""
+    args = ["--no-mdns", "--port", "0", "--pin", PIN, "--journal", str(journal), *more]
+    return start_run(args)
 
 
 def login(url: str) -> httpx.Client:
