@@ -7,6 +7,7 @@ arguments, so handlers import their heavy dependencies when they run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 from typing import Any
 
 
@@ -19,7 +20,15 @@ def add_commands(subparsers: Any) -> None:
         "Raspberry Pi Pico were plugged in. Prints the serial port path to give the host "
         "(a stable symlink, like /dev/ttyACM0), then the lamp commands it receives. "
         "Scripted presses: --press SEAT@MS (repeatable) presses seat SEAT's button MS "
-        "milliseconds after start; --random-presses RATE presses random buttons.",
+        "milliseconds after start; --random-presses RATE presses random buttons. "
+        "--chip runs the real firmware instead (main.py and logic.py on MicroPython "
+        "v1.28 in an emulated RP2040, paced to the wall clock; needs Node.js and "
+        "`npm ci --prefix firmware_bridge/chip`).",
+    )
+    emulate.add_argument(
+        "--chip",
+        action="store_true",
+        help="run the real firmware on the chip model (MicroPython on an emulated RP2040)",
     )
     emulate.add_argument("--buttons", type=int, default=8, help="buttons (default 8)")
     emulate.add_argument("--lamps", type=int, default=8, help="lamps (default 8)")
@@ -83,6 +92,8 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
     if args.heartbeat_us < 2:
         print("svoyak emulate: --heartbeat-us must be at least 2", file=sys.stderr)
         return 2
+    if args.chip:
+        return _emulate_chip(args, presses)
     emulator = Emulator(
         buttons=args.buttons,
         lamps=args.lamps,
@@ -119,6 +130,99 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
                     next_random += rng.expovariate(args.random_presses)
         except KeyboardInterrupt:
             pass
+    return 0
+
+
+def _emulate_chip(args: argparse.Namespace, presses: list[tuple[int, float]]) -> int:
+    """``svoyak emulate --chip``: the same options, backed by the chip model."""
+    import os
+    import random
+    import sys
+    import tempfile
+    import time
+
+    from firmware_bridge.chip import ChipModel, ChipModelError
+    from firmware_bridge.firmware import logic
+
+    pins = len(logic.BUTTON_PINS)
+    if args.heartbeat_us != 1_000:
+        print(
+            "svoyak emulate --chip: the heartbeat is the firmware's own HEARTBEAT_US "
+            "(main.py); --heartbeat-us applies to the Python model only",
+            file=sys.stderr,
+        )
+        return 2
+    if not 1 <= args.buttons <= pins or not 1 <= args.lamps <= len(logic.LAMP_PINS):
+        print(
+            f"svoyak emulate --chip: the firmware's pin map has {pins} buttons and "
+            f"{len(logic.LAMP_PINS)} lamps",
+            file=sys.stderr,
+        )
+        return 2
+    chip = ChipModel(pace=True, drift_ppm=args.drift_ppm, start_us=args.offset_us % (1 << 30))
+    try:
+        chip.start()
+    except ChipModelError as exc:
+        print(f"svoyak emulate --chip: {exc}", file=sys.stderr)
+        return 2
+    # USB enumerates before main.py runs (MicroPython boots, then imports
+    # logic.py: seconds on the paced chip), and `svoyak run --serial` gives a
+    # Pico 5 s to answer. So the port is printed once the firmware has spoken
+    # (its HELLO at boot), as a Pico plugged in before the host starts would
+    # have; the link asks for a fresh HELLO when it connects.
+    if not chip.read(timeout=60):
+        reason = "; ".join(chip.errors) or "no frame within 60 s of USB coming up"
+        print(f"svoyak emulate --chip: the firmware did not start: {reason}", file=sys.stderr)
+        chip.stop()
+        return 1
+    folder = tempfile.mkdtemp(prefix="svoyak-chip-")
+    path = os.path.join(folder, "ttyACM0")
+    try:
+        os.symlink(chip.open_pty(), path)
+        hold_ns = int(args.hold_ms * 1_000_000)
+        chip.schedule(
+            edge
+            for button, ms in presses
+            for edge in (
+                (chip.button_pins[button], 0, int(ms * 1_000_000)),
+                (chip.button_pins[button], 1, int(ms * 1_000_000) + hold_ns),
+            )
+        )
+        print(f"svoyak emulate --chip: serial port {path} (pty {os.readlink(path)})", flush=True)
+        print(
+            f"  MicroPython firmware on an emulated RP2040, {args.buttons} of {pins} buttons "
+            f"pressed, drift {args.drift_ppm:g} ppm; connect the host with that path as its "
+            "serial URL; Ctrl-C stops",
+            flush=True,
+        )
+        lamp_index = {pin: i for i, pin in enumerate(chip.lamp_pins)}
+        rng = random.Random(args.seed)
+        deadline = None if args.duration is None else time.monotonic() + args.duration
+        shown = 0
+        next_random = time.monotonic()
+        try:
+            while deadline is None or time.monotonic() < deadline:
+                time.sleep(0.02)
+                log = chip.pin_log
+                for pin, state, _ns, _wall in log[shown:]:
+                    lamp = lamp_index[pin] + 1
+                    if lamp <= args.lamps:
+                        print(f"  lamp {lamp} {'on' if state == 1 else 'off'}", flush=True)
+                shown = len(log)
+                if args.random_presses > 0 and time.monotonic() >= next_random:
+                    chip.press_after({rng.randrange(args.buttons): 1_000}, hold_ns / 1000)
+                    next_random += rng.expovariate(args.random_presses)
+                if not chip.running:
+                    reason = "; ".join(chip.errors) or "no reason given"
+                    print(f"svoyak emulate --chip: the emulator stopped: {reason}", file=sys.stderr)
+                    return 1
+        except KeyboardInterrupt:
+            pass
+    finally:
+        chip.stop()
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+            os.rmdir(folder)
     return 0
 
 

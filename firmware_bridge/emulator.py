@@ -9,13 +9,16 @@ runs, on the master side of a pty (``os.openpty``); the host's
 - the **clock**: device µs = ``offset_us + (host_ns − epoch) · (1 + drift) / 1000``,
   wrapping at ``2**tick_bits`` like ``time.ticks_us``; so the tests know the
   true host time of every device tick (:meth:`Emulator.host_ns_at`);
-- the **pins**: scripted level changes at chosen device times go through
-  ``EdgeRing.put`` stamped with exactly that time (as the hard IRQ would),
-  hold-off included, so bounce can be scripted too; a TEST_PULSE drives the
-  pin after ``pulse_latency_us``. An edge scripted for a time the device has
-  already reported past (behind a heartbeat it sent) is stamped at the
-  earliest time it still can be, as a real IRQ could not stamp the past:
-  the heartbeat's promise holds (counted in :attr:`Emulator.late_edges`);
+- the **pins**: scripted level changes at chosen device times are samples
+  of all buttons, as the Pico's PIO takes them: the changes scripted for one
+  µs go to ``EdgeRing.sample`` together, stamped with exactly that time
+  (the same tick for all: a tie stays a tie), hold-off and its
+  reconciliation included, so bounce can be scripted too; a TEST_PULSE
+  drives the pin after ``pulse_latency_us``. An edge scripted for a time the
+  device can no longer stamp — at or before a heartbeat it sent, or before a
+  sample it already took (the PIO samples in time order) — is stamped at the
+  earliest time it still can be: the heartbeat's promise holds (counted in
+  :attr:`Emulator.late_edges`);
 - the **main loop**: :meth:`Device.service` as on the Pico, woken by the
   host's bytes, by the next scripted edge and by the next heartbeat (at
   least every ``heartbeat_us``, 1 ms by default: the host's watermark);
@@ -70,8 +73,8 @@ class Emulator:
         board_id: bytes = b"EMULATOR",
         holdoff_us: int = 10_000,
         pulse_latency_us: int = 5,
-        ring_size: int = 32,
-        resend_us: int = 200_000,
+        ring_size: int = logic.UNACKED_RING,
+        resend_us: int = logic.RESEND_US,
         heartbeat_us: int = 1_000,
         heartbeat_slack_us: int = 250,
         directory: str | None = None,
@@ -96,8 +99,8 @@ class Emulator:
         self._resend_us = resend_us
         self._heartbeat_us = heartbeat_us
         self._heartbeat_slack_us = heartbeat_slack_us
-        #: The device µs up to which the ring has been drained (the last service's
-        #: tick): no edge may be stamped before it any more.
+        #: The earliest device µs an edge may still be stamped at: past the last
+        #: heartbeat's tick, and not before the last sample (see _fire_edges).
         self._horizon_us = 0
         self.late_edges = 0
         self.boot_id = boot_id
@@ -379,17 +382,22 @@ class Emulator:
     def _step(self) -> float:
         """One round of the firmware's main loop; seconds until the next is due.
 
-        The order is the firmware's: pins (the IRQ's edges, then the
-        hold-off's reconciliation), then :meth:`Device.service` (drain the
-        ring, then the heartbeat that says it was drained up to ``now``).
+        The order is the firmware's: pins (the PIO's samples into the ring,
+        then the hold-offs that ended, reconciled), then
+        :meth:`Device.service` (drain the ring, then the heartbeat that says
+        it was drained up to ``now``, held below any change still hidden).
         """
         now_us = self.now_us()
         next_at = self._fire_edges(now_us)
         ticks = now_us & (self.period - 1)
-        self.ring.housekeep(ticks, self.levels)
+        self.ring.housekeep(ticks)
         device = self.device
         device.service(self.ring, lambda: ticks)
-        self._horizon_us = now_us
+        beat = device.beat_ticks
+        if beat is not None:
+            # Nothing may be stamped at or before the tick the heartbeat reported.
+            after_beat = now_us + self._diff(beat, ticks) + 1
+            self._horizon_us = max(self._horizon_us, after_beat)
         out = device.take_output()
         if out:
             self._write(out)
@@ -402,22 +410,38 @@ class Emulator:
         return wait_us / 1e6
 
     def _fire_edges(self, now_us: int) -> int | None:
-        """Put every scripted edge due by ``now_us`` into the ring, as the IRQ would;
-        the device µs of the next one still to come, if any."""
+        """Sample the pins at every scripted µs due by ``now_us`` into the ring, as the
+        PIO and its IRQ would; the device µs of the next edge still to come, if any.
+
+        The edges scripted for one µs are one sample: one ``EdgeRing.sample``
+        with all their buttons' levels and that tick. A sample scripted behind
+        the horizon is taken at the horizon, and the horizon never goes back
+        (the PIO's samples come in time order)."""
         mask = self.period - 1
         ring = self.ring
-        horizon = self._horizon_us
+        levels = self.levels
+        schedule = self._schedule
         with self._lock:
-            while self._schedule and self._schedule[0].at_us <= now_us:
-                edge = heapq.heappop(self._schedule)
-                if self.levels[edge.button] != edge.level:
-                    self.levels[edge.button] = edge.level
-                    stamp = edge.at_us
-                    if stamp < horizon:
-                        stamp = horizon
-                        self.late_edges += 1
-                    ring.put(edge.button, stamp & mask)
-            return self._schedule[0].at_us if self._schedule else None
+            while schedule and schedule[0].at_us <= now_us:
+                at_us = schedule[0].at_us
+                changed = 0
+                while schedule and schedule[0].at_us == at_us:
+                    edge = heapq.heappop(schedule)
+                    if levels[edge.button] != edge.level:
+                        levels[edge.button] = edge.level
+                        changed += 1
+                if not changed:
+                    continue
+                stamp = at_us
+                if stamp < self._horizon_us:
+                    stamp = self._horizon_us
+                    self.late_edges += changed
+                self._horizon_us = stamp
+                pressed = 0
+                for button, level in enumerate(levels):
+                    pressed |= level << button
+                ring.sample(pressed, stamp & mask)
+            return schedule[0].at_us if schedule else None
 
     def _write(self, data: bytes) -> None:
         master = self._master
@@ -446,7 +470,7 @@ class EmulatorPulseSource:
     emulator's own clock model. The press comes back the real way: the
     firmware's logic frames it, the pty carries it, :class:`BridgeLink`
     decodes it and maps its tick onto the host clock, and ``sink`` gets the
-    ``Press(t, seat)``. The emulated IRQ stamps the edge at the very instant
+    ``Press(t, seat)``. The emulated capture stamps the edge at the very instant
     the pin moved, so the latencies the self-test reports here are the clock
     mapping's error, and its fairness rows test that mapping's ordering.
     """

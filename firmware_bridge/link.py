@@ -18,13 +18,23 @@ framing check. Two threads:
 
 No press is lost or duplicated across a reconnect: the device keeps every
 event until the host's cumulative ACK covers it and resends them after the
-handshake; the host accepts each event number once. Gaps in the event
-numbers are counted and logged; one the device can no longer fill (its
-heartbeat says the ring moved past it) is counted as lost. A heartbeat whose
+handshake (and any one left unacknowledged for 60 ms); the host accepts each
+event number once. Gaps in the event numbers are counted and logged; one the
+device can no longer fill (its heartbeat says the ring moved past it) is
+counted as lost. A heartbeat whose
 counters cannot be true — an ``oldest_unacked`` beyond its ``next_event`` or
 ahead of every event received, a ``next_event`` behind one — is a protocol
 error, counted (``bad_counters``) and ignored: it never opens a window that
 would take every later press for a duplicate.
+
+**Never silent**: what the technician must hear of — events lost for good,
+edges the device's capture ring lost before they were numbered (the
+heartbeat's ``ring_overflows``: no gap in the numbers shows those), a button
+with no seat in the game, a device with fewer buttons than the game has
+seats — is counted in :class:`LinkStats`, logged, and handed to
+``on_trouble`` as a :class:`LinkTrouble` (the runtime journals it as a
+source fault and the host's panel shows it). Losses are summed and reported
+at most once per ``trouble_interval_s`` each, so a flood is a few alerts.
 
 Lamp commands (:meth:`BridgeLink.set_lamp`) are written at once from the
 caller's thread (the lamp is on the latency path), remembered, resent until
@@ -75,6 +85,7 @@ from firmware_bridge.protocol import (
     DELIMITER,
     PROTOCOL_VERSION,
     Ack,
+    BadFrame,
     CmdAck,
     Frame,
     FrameDecoder,
@@ -128,6 +139,8 @@ class LinkConfig:
     #: Drop events stamped before the link was started (presses from before the
     #: program ran, still in a freshly met device's ring): they are not this game's.
     drop_before_start: bool = True
+    #: Losses of one kind are reported (``on_trouble``) at most this often, summed.
+    trouble_interval_s: float = 1.0
 
 
 @dataclass
@@ -166,6 +179,43 @@ class LinkStats:
     #: Delivered events whose mapped stamp was raised to the watermark already
     #: reported, because the clock mapping moved (see the module docstring).
     watermark_clamps: int = 0
+    #: Edges the device's capture ring lost before they were numbered (summed over
+    #: its boots, from the heartbeat's ``ring_overflows``): presses that never were.
+    ring_overflows: int = 0
+    #: Handshakes with a device that has fewer buttons than the game has seats.
+    short_of_buttons: int = 0
+    #: Troubles handed to ``on_trouble`` (see :class:`LinkTrouble`).
+    troubles: int = 0
+    #: Frames of another protocol version (of ``bad_frames``): firmware of
+    #: another release than this host's, if the line is otherwise clean.
+    bad_versions: int = 0
+
+
+@dataclass(frozen=True)
+class LinkTrouble:
+    """Something about the link the technician must be told of (``on_trouble``).
+
+    ``kind``:
+
+    - ``"lost"``: ``count`` events the device numbered and dropped from its
+      ring before they arrived (a gap the host can never fill);
+    - ``"overflow"``: ``count`` edges the device's capture ring lost before
+      it numbered them (its main loop fell behind the buttons);
+    - ``"unseated"``: ``button`` (1-based) has no seat in this game (of
+      ``seats``); its presses are ignored;
+    - ``"buttons"``: the device has ``count`` buttons, fewer than the game's
+      ``seats``: the seats beyond them cannot press.
+
+    ``detail`` says it in one English line (at most 200 characters: it is
+    journaled as the source fault's detail, and the host's panel words it from
+    the numbers in it).
+    """
+
+    kind: str
+    count: int
+    detail: str
+    button: int | None = None
+    seats: int | None = None
 
 
 @dataclass(frozen=True)
@@ -232,8 +282,11 @@ class BridgeLink:
         mapper: ClockMapper | None = None,
         sink: Callable[[Press | Release], None] | None = None,
         on_watermark: Callable[[], None] | None = None,
+        on_trouble: Callable[[LinkTrouble], None] | None = None,
     ) -> None:
         self.config = config
+        #: Called (reader or keeper thread) with each :class:`LinkTrouble`.
+        self.on_trouble = on_trouble
         #: Called (reader thread) each time the published watermark moves on: the
         #: runtime need not poll for the moment a held press becomes decidable.
         self.on_watermark = on_watermark
@@ -267,6 +320,15 @@ class BridgeLink:
         self._above: set[int] = set()
         #: Buttons with no seat already reported in the log (once each).
         self._unseated_logged: set[int] = set()
+        #: The device's ``ring_overflows`` already counted (this boot).
+        self._overflows_seen = 0
+        #: The boot a "too few buttons" trouble was reported for.
+        self._short_reported: int | None = None
+        # Troubles: losses summed per kind until they may be reported again (host
+        # ns), and troubles ready to hand on (lock held to touch either).
+        self._trouble_counts: dict[str, int] = {}
+        self._trouble_due: dict[str, int] = {}
+        self._trouble_ready: list[LinkTrouble] = []
         self._ack_due = False
         self._lamps: dict[int, _LampState] = {}
         self._token = 0
@@ -347,6 +409,7 @@ class BridgeLink:
         with self._lock:
             stats = replace(self._stats)
             stats.bad_frames = self._decoder.stats.bad_total
+            stats.bad_versions = self._decoder.stats.bad[BadFrame.VERSION]
             stats.missing = self._highest - self._acked - len(self._above)
         return stats
 
@@ -494,6 +557,8 @@ class BridgeLink:
             now = clock()
             for frame in decoder.feed(data):
                 self._on_frame(session, frame, now)
+            if self._trouble_ready or self._trouble_counts:
+                self._flush_troubles(now)
 
     def _on_frame(self, session: _Session, frame: Frame, now: int) -> None:
         message = frame.message
@@ -554,8 +619,12 @@ class BridgeLink:
                 if self._boot_id is not None:
                     self._stats.device_restarts += 1
                     missing = self._highest - self._acked - len(self._above)
-                    self._stats.lost += missing
+                    if missing > 0:
+                        # Known gaps of the old boot: its ring is gone with it.
+                        self._stats.lost += missing
+                        self._count_trouble("lost", missing)
                 self._boot_id = hello.boot_id
+                self._overflows_seen = 0
                 self._unwrapper = TickUnwrapper(hello.tick_bits)
                 # Another clock: the device-time watermark means nothing now (the
                 # published one stays: it never goes back), and no fit yet.
@@ -586,6 +655,9 @@ class BridgeLink:
             self._stats.handshakes += 1
             self._ack_due = True
             lamps = list(self._lamps.items())
+            short = self._short_of_buttons(hello)
+        if short is not None:
+            self._trouble(short)
         log.info(
             "bridge handshake: firmware %s, %d buttons, boot %08x%s",
             ".".join(map(str, hello.firmware)),
@@ -635,6 +707,17 @@ class BridgeLink:
                 return
             self._stats.device_dropped = heartbeat.dropped
             self._stats.device_rx_bad = heartbeat.rx_bad
+            overflows = heartbeat.ring_overflows - self._overflows_seen
+            if overflows > 0:
+                self._overflows_seen = heartbeat.ring_overflows
+                self._stats.ring_overflows += overflows
+                self._count_trouble("overflow", overflows)
+                log.warning(
+                    "bridge: the device's capture ring lost %d edge(s) before numbering them "
+                    "(%d this boot)",
+                    overflows,
+                    heartbeat.ring_overflows,
+                )
             self._settle_lost(heartbeat.oldest_unacked)
             complete = self._acked >= heartbeat.next_event - 1 and not session.pending
         device_us = unwrapper.unwrap(heartbeat.ticks)
@@ -714,6 +797,7 @@ class BridgeLink:
         lost = oldest_unacked - 1 - self._acked - arrived
         if lost > 0:
             self._stats.lost += lost
+            self._count_trouble("lost", lost)
             log.warning("bridge: %d event(s) lost for good (device ring overflowed)", lost)
         self._above = {s for s in self._above if s >= oldest_unacked}
         self._acked = oldest_unacked - 1
@@ -782,11 +866,13 @@ class BridgeLink:
                 first = button not in self._unseated_logged
                 self._unseated_logged.add(button)
             if first:
-                log.warning(
-                    "bridge: button %d has no seat in this game (%d seats): its presses "
-                    "are ignored (counted in unseated)",
-                    button,
-                    len(seats),
+                detail = (
+                    f"button {button + 1} of the device has no seat in this game "
+                    f"({len(seats)} seats): its presses are ignored"
+                )
+                log.warning("bridge: %s (counted in unseated)", detail)
+                self._trouble(
+                    LinkTrouble("unseated", 1, detail, button=button + 1, seats=len(seats))
                 )
             return t_ns
         if self.config.drop_before_start and t_ns < self._started_ns:
@@ -864,7 +950,78 @@ class BridgeLink:
             self._send_lamp(lamp, state, resend=True)
         if due_lamps or pending_sent:
             waits.append(retry_ns)
+        if self._trouble_ready or self._trouble_counts:
+            waits.append(self._flush_troubles(now))
         return min(waits)
+
+    # -- troubles ----------------------------------------------------------------------
+
+    def _short_of_buttons(self, hello: Hello) -> LinkTrouble | None:
+        """A trouble if the device has fewer buttons than the game has seats (once
+        per boot; lock held)."""
+        seats = self.config.seats
+        if seats is None or hello.buttons >= len(seats):
+            return None
+        self._stats.short_of_buttons += 1
+        if self._short_reported == hello.boot_id:
+            return None
+        self._short_reported = hello.boot_id
+        beyond = ", ".join(str(seat) for seat in seats[hello.buttons :])
+        detail = (
+            f"the device has {hello.buttons} buttons, the game {len(seats)} seats: "
+            f"seat(s) {beyond} cannot press"
+        )[:200]
+        # Told once: to whoever listens (svoyak run words it for the technician),
+        # else to the log.
+        (log.info if self.on_trouble is not None else log.warning)("bridge: %s", detail)
+        return LinkTrouble("buttons", hello.buttons, detail, seats=len(seats))
+
+    def _count_trouble(self, kind: str, count: int) -> None:
+        """A loss to report: summed with others of its kind (lock held)."""
+        self._trouble_counts[kind] = self._trouble_counts.get(kind, 0) + count
+
+    def _trouble(self, trouble: LinkTrouble) -> None:
+        """Report ``trouble`` now (no lock held)."""
+        with self._lock:
+            self._trouble_ready.append(trouble)
+        self._flush_troubles(self._clock())
+
+    def _flush_troubles(self, now: int) -> int:
+        """Hand on what is ready, and the summed losses whose interval has passed
+        (no lock held); ns until the next summed loss may be reported."""
+        interval = int(self.config.trouble_interval_s * _NS)
+        wait = interval
+        with self._lock:
+            ready, self._trouble_ready = self._trouble_ready, []
+            for kind in list(self._trouble_counts):
+                due = self._trouble_due.get(kind, now)
+                if now < due:
+                    wait = min(wait, due - now)
+                    continue
+                count = self._trouble_counts.pop(kind)
+                self._trouble_due[kind] = now + interval
+                ready.append(_loss(kind, count))
+            self._stats.troubles += len(ready)
+        hook = self.on_trouble
+        for trouble in ready:
+            if hook is None:
+                continue
+            try:
+                hook(trouble)
+            except Exception:  # a bad listener must not take the link down
+                log.exception("bridge: on_trouble failed")
+        return wait
+
+
+def _loss(kind: str, count: int) -> LinkTrouble:
+    if kind == "overflow":
+        detail = (
+            f"{count} edge(s) lost: the device's capture ring overflowed "
+            "before they were numbered"
+        )
+    else:
+        detail = f"{count} event(s) lost: the device dropped them before they arrived"
+    return LinkTrouble(kind, count, detail)
 
 
 def _cancel_read(port: Any) -> None:
@@ -881,4 +1038,4 @@ def _fresh_decoder(old: FrameDecoder) -> FrameDecoder:
     return decoder
 
 
-__all__ = ["BridgeLink", "EventInfo", "LinkConfig", "LinkStats", "PulseReport"]
+__all__ = ["BridgeLink", "EventInfo", "LinkConfig", "LinkStats", "LinkTrouble", "PulseReport"]

@@ -34,8 +34,11 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Final, Self
 
 #: The protocol version in every frame's first byte and in the handshake.
-#: A frame of another version is counted as bad and dropped (never guessed at).
-PROTOCOL_VERSION: Final = 1
+#: A frame of another version is counted as bad and dropped (never guessed at):
+#: the decoder's ``BadFrame.VERSION`` count is how a host tells a Pico with
+#: older firmware from line noise. 2: the HEARTBEAT's counters are u32 and it
+#: carries the capture ring's overflows.
+PROTOCOL_VERSION: Final = 2
 
 #: The delimiter between frames (the only zero byte COBS leaves on the wire).
 DELIMITER: Final = b"\x00"
@@ -256,26 +259,37 @@ class Release(_Edge):
 
 @dataclass(frozen=True, slots=True)
 class Heartbeat:
-    """Device → host, every 250 ms: alive, and where its event numbers stand.
+    """Device → host, at least every millisecond while the host listens (every
+    250 ms while it does not): alive, its watermark tick, and its counters.
 
     ``oldest_unacked`` lets the host tell a gap that a resend will fill from
     one that can no longer be filled (the device's ring overflowed: ``dropped``).
     Always ``oldest_unacked <= next_event``; the host ignores a heartbeat whose
     counters contradict the events it holds (``BridgeLink._counters_problem``).
+    ``ring_overflows`` counts edges the device's capture ring lost *before*
+    they got an event number: a loss no gap in the numbers can show, so the
+    device must say it. The counters are cumulative over the boot, u32: a
+    16-bit one would wrap within minutes of a long outage.
     """
 
     TYPE: ClassVar[MsgType] = MsgType.HEARTBEAT
-    FORMAT: ClassVar[struct.Struct] = struct.Struct("<IIIHH")
+    FORMAT: ClassVar[struct.Struct] = struct.Struct("<IIIIII")
 
     ticks: int
     next_event: int
     oldest_unacked: int
     dropped: int
     rx_bad: int
+    ring_overflows: int = 0
 
     def pack(self) -> bytes:
         return self.FORMAT.pack(
-            self.ticks, self.next_event, self.oldest_unacked, self.dropped, self.rx_bad
+            self.ticks,
+            self.next_event,
+            self.oldest_unacked,
+            self.dropped,
+            self.rx_bad,
+            self.ring_overflows,
         )
 
     @classmethod

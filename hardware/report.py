@@ -119,16 +119,28 @@ class SelftestReport:
     held_at_start: list[str] = field(default_factory=list)
     png: str | None = None
     png_size: tuple[int, int] | None = None
+    #: Checks asked for that this input path cannot do, and why: shown as not
+    #: run, never as passed (``ok`` is about the checks that ran).
+    not_run: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         rows: list[Any] = [*self.latency, *self.fairness, *self.bounce, *self.stuck]
         return all(r.ok for r in rows) and not self.held_at_start
 
+    def verdict(self) -> str:
+        """The report's last line: a check that did not run is never counted as passed."""
+        if not self.ok:
+            return "SOME CHECKS FAILED"
+        if self.not_run:
+            return f"the checks that ran passed; NOT RUN: {', '.join(self.not_run)}"
+        return "all checks passed"
+
     def to_json(self) -> dict[str, Any]:
         specs = {r.key: r.pin for r in self.latency}
         return {
             "ok": self.ok,
+            "not_run": dict(self.not_run),
             "mode": self.mode,
             "source": self.source,
             "pin_map": self.pinmap,
@@ -184,6 +196,7 @@ class SelftestReport:
                 for r in self.bounce
             ],
             "stuck": {
+                "run": "stuck" not in self.not_run,
                 "threshold_s": self.stuck_threshold_s,
                 "held_at_start": self.held_at_start,
                 "buttons": [
@@ -269,9 +282,11 @@ class SelftestReport:
                 lines.append(
                     f"  {describe_key(key):<22}was down when the test started: stuck or shorted?"
                 )
+        for check, why in self.not_run.items():
+            lines += ["", f"{check}: NOT RUN: {why}"]
         if self.png:
             lines += ["", f"histogram: {self.png}"]
-        lines += ["", "all checks passed" if self.ok else "SOME CHECKS FAILED"]
+        lines += ["", self.verdict()]
         return "\n".join(lines)
 
 

@@ -97,6 +97,7 @@ ALL_MESSAGES: list[p.Message] = [
     p.Press(0xFFFFFFFF, (1 << 30) - 1, 7, p.FLAG_RESENT | p.FLAG_TEST),
     p.Release(42, 123456, 3, p.FLAG_RECONCILED),
     p.Heartbeat(99, 10, 8, 1, 2),
+    p.Heartbeat(99, 10, 8, 70_000, 2**32 - 1, 3),
     p.Pong(2**64 - 1, 77),
     p.CmdAck(int(p.MsgType.LAMP), 0xFFFF, p.AckStatus.BAD_ARGUMENT),
     p.Pulsed(5, 1, 0, 1000),
@@ -126,8 +127,18 @@ def test_every_type_has_a_message_class() -> None:
 def test_press_layout_is_as_documented() -> None:
     # docs/wire-protocol.md: event u32 LE, ticks u32 LE, button u8, flags u8.
     raw = encode_raw(p.Press(0x01020304, 0x0A0B0C0D, 5, 1), seq=0x0201)
-    assert raw[:4] == bytes([1, 0x02, 0x01, 0x02])
+    assert raw[:4] == bytes([p.PROTOCOL_VERSION, 0x02, 0x01, 0x02])
     assert raw[4:14] == bytes([4, 3, 2, 1, 0x0D, 0x0C, 0x0B, 0x0A, 5, 1])
+
+
+def test_heartbeat_layout_is_as_documented() -> None:
+    # docs/wire-protocol.md: ticks, next_event, oldest_unacked, dropped, rx_bad,
+    # ring_overflows: u32 LE each (24 bytes).
+    raw = encode_raw(p.Heartbeat(1, 2, 3, 0x10004, 5, 0x01020306), seq=0)
+    assert raw[1] == p.MsgType.HEARTBEAT and len(raw) == 4 + 24 + 2
+    assert raw[4:28] == bytes(
+        [1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 1, 0, 5, 0, 0, 0, 6, 3, 2, 1]
+    )
 
 
 def test_hello_rejects_tick_bits_out_of_range() -> None:
@@ -159,7 +170,7 @@ def test_decoder_counts_each_kind_of_bad_frame() -> None:
     wire += b"\x05\x01\x02\x00"  # COBS block runs past the end
     wire += cobs_encode(b"\x01\x02\x03") + b"\x00"  # too short
     wire += cobs_encode(good[:-1] + bytes([good[-1] ^ 0x40])) + b"\x00"  # CRC
-    wire += reframe(bytes([2]) + good[1:])  # version 2
+    wire += reframe(bytes([1]) + good[1:])  # version 1: a Pico of older firmware
     wire += reframe(good[:1] + bytes([0x55]) + good[2:])  # unknown type
     wire += reframe(good[:-3] + good[-2:])  # payload one byte short
     wire += b"\x7f" * (p.MAX_ENCODED_FRAME + 5) + b"\x00"  # overlong: dropped as it grows
@@ -212,7 +223,7 @@ def _recrc(body: bytes) -> bytes:
 def _corrupt(rng: random.Random, raw: bytes) -> bytes:
     """A chunk (no delimiter) that is not a good frame. Most kinds are bad by
     construction; the random ones pass the CRC with odds 2**-16, and then
-    still need version 1, a known type and its exact length."""
+    still need this version, a known type and its exact length."""
     kind = rng.randrange(8)
     if kind == 0:  # flip up to 8 bits of one byte: CRC-16 catches every such burst
         i = rng.randrange(len(raw))
@@ -224,7 +235,8 @@ def _corrupt(rng: random.Random, raw: bytes) -> bytes:
     if kind == 2:  # line noise: random non-zero bytes
         return bytes(rng.randrange(1, 256) for _ in range(rng.randrange(1, 70)))
     if kind == 3:  # another protocol version, CRC correct
-        return cobs_encode(_recrc(bytes([rng.randrange(2, 256)]) + raw[1:-2]))
+        other = rng.choice([v for v in range(256) if v != p.PROTOCOL_VERSION])
+        return cobs_encode(_recrc(bytes([other]) + raw[1:-2]))
     if kind == 4:  # unknown type, CRC correct
         unknown = rng.choice([t for t in range(256) if t not in p.MESSAGES])
         return cobs_encode(_recrc(raw[:1] + bytes([unknown]) + raw[2:-2]))

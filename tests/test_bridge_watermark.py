@@ -109,7 +109,9 @@ class ScriptedDevice:
 
 
 def hello(ticks: int, boot_id: int = 0xB007) -> p.Hello:
-    return p.Hello(1, (1, 0, 0), 4, 4, TICK_BITS, b"SCRIPTED", boot_id, ticks & MASK, 1, 1)
+    return p.Hello(
+        p.PROTOCOL_VERSION, (2, 0, 0), 4, 4, TICK_BITS, b"SCRIPTED", boot_id, ticks & MASK, 1, 1
+    )
 
 
 def pong(device_us: int, host_ns: int) -> p.Pong:

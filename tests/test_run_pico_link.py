@@ -60,6 +60,54 @@ def test_a_port_with_no_pico_behind_it_is_an_error_at_start(tmp_path: Path) -> N
     assert "the port opened but no Pico answered within 5 s" in done.stderr
 
 
+def test_a_pico_with_firmware_of_another_protocol_version_is_named_as_such(
+    tmp_path: Path,
+) -> None:
+    """A Pico still on the firmware of protocol 1 answers in whole frames of the wrong
+    version: the message says to flash this release's firmware, not "no Pico"."""
+    import threading
+
+    from firmware_bridge import protocol as p
+
+    master, slave = os.openpty()
+    stop = threading.Event()
+
+    def old_firmware() -> None:
+        body = p.HEADER.pack(1, int(p.MsgType.HEARTBEAT), 0) + bytes(16)
+        frame = p.cobs_encode(body + p.crc16(body).to_bytes(2, "big")) + p.DELIMITER
+        while not stop.wait(0.01):
+            try:
+                os.write(master, frame)
+            except OSError:
+                return
+
+    writer = threading.Thread(target=old_firmware, daemon=True)
+    writer.start()
+    try:
+        done = refused("--serial", os.ttyname(slave), tmp_path=tmp_path)
+    finally:
+        stop.set()
+        writer.join(2)
+        os.close(master)
+        os.close(slave)
+    assert done.returncode == 2, done.stderr
+    assert "прошивка другой версии протокола (нужна 2)" in done.stderr
+    assert "its firmware speaks another protocol version (this host needs 2)" in done.stderr
+
+
+def test_a_pico_with_fewer_buttons_than_players_is_an_error_at_start(tmp_path: Path) -> None:
+    """Three players (the default) on a 2-button Pico: player 3 could never press."""
+    with Emulator(buttons=2, lamps=2) as emulator:
+        done = refused("--serial", emulator.path, tmp_path=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    ru, en = lines
+    assert "у Pico 2 кнопок, а в игре 3 игроков: игрок 3 не сможет нажимать" in ru
+    assert "the Pico has 2 buttons but the game has 3 players: player 3 could never" in en
+    assert "BUTTON_PINS" in ru and "BUTTON_PINS" in en
+
+
 def source_alerts(client: httpx.Client) -> list[dict[str, Any]]:
     alerts = client.get("/api/state").json()["panel"]["alerts"]
     return [a for a in alerts if a["kind"] == "source"]

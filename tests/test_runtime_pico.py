@@ -9,6 +9,12 @@ submitted and 20–400 µs apart, in a random order of seats; the runtime must
 recognise the seat whose edge came first on the device, rule nothing late,
 and write a journal whose replay makes the live decisions — quiet, and with
 a CPU hog, garbage-collector pressure and an 8 ms journal commit together.
+
+And what the link must tell is never only a line in a log: a button beyond
+the game's players, edges the Pico's capture ring lost, presses it had to
+drop, a Pico with fewer buttons than players — each is journaled as the
+source's fault and raised on the host's panel (and the last one stops
+``svoyak run --serial`` from starting).
 """
 
 from __future__ import annotations
@@ -107,7 +113,8 @@ def play_pico(
                 release_at = max(released.values())
                 _wait(lambda: emulator.pending_edges() == 0, "the releases")
                 # And past the releases' own hold-off: a press hidden in it would be
-                # stamped when the firmware notices it (FLAG_RECONCILED), not at its edge.
+                # reported (FLAG_RECONCILED, with its own stamp) only when it ends,
+                # holding every later press and the watermark back until then.
                 quiet_at = release_at + 11_000
                 _wait(lambda q=quiet_at: emulator.now_us() > q, "the releases' hold-off")
             time.sleep(0.02)
@@ -156,3 +163,151 @@ def test_the_earliest_edge_on_the_pico_wins_under_load(
     assert outcome.faults == 0, "the Pico's watermark fell behind the wait bound"
     assert outcome.journal is not None
     assert replayed_decisions(outcome.journal) == outcome.live
+
+
+# -- what the link must tell, through the running runtime, the journal and the panel ----
+
+
+@contextlib.contextmanager
+def pico_game(
+    tmp_path: Path, players: int, **emulator: Any
+) -> Iterator[tuple[Controller, Runtime, Emulator, Any, Any]]:
+    """A live game of ``players`` as ``svoyak run --serial`` wires it, with the host's
+    panel hub listening (its alerts are what the host sees)."""
+    from buzzer.journal.store import JournalStore
+    from buzzer.panel.hub import PanelHub
+    from firmware_bridge.link import LinkConfig
+
+    store = JournalStore(tmp_path / "g.sqlite")
+    controller = Controller.new(header(players, 10), store)
+    hub = PanelHub(controller)
+    runtime = Runtime(controller).start()
+    emu = Emulator(**emulator).start()
+    attached = None
+    try:
+        config = LinkConfig(
+            emu.path,
+            seats=tuple(range(1, players + 1)),
+            backoff_initial_s=0.01,
+            backoff_max_s=0.05,
+            trouble_interval_s=0.1,
+        )
+        attached = attach_bridge(runtime, emu.path, config, connect_timeout_s=10)
+        assert attached.link.wait_connected(10)
+        yield controller, runtime, emu, attached, hub
+    finally:
+        if attached is not None:
+            attached.close()
+        runtime.stop()
+        emu.stop()
+        store.close()
+
+
+def _lines(controller: Controller) -> list[dict[str, Any]]:
+    import json
+
+    assert controller.store is not None
+    return [json.loads(x) for x in list(controller.store.lines())[1:]]
+
+
+def _source_alerts(hub: Any, why: str) -> list[dict[str, Any]]:
+    return [a for a in list(hub.alerts) if a["kind"] == "source" and a.get("why") == why]
+
+
+def test_a_pico_button_beyond_the_players_is_no_seat_and_the_host_is_told(
+    tmp_path: Path,
+) -> None:
+    """3 players on an 8-button Pico: button 6 (index 5) is pressed. It is never
+    journaled as a seat; the link counts it, the journal holds a fault line that
+    names it, and the host's panel shows which button it was."""
+    with pico_game(tmp_path, 3, buttons=8, lamps=8) as (controller, runtime, emu, attached, hub):
+        at = emu.now_us() + 5_000
+        emu.click(5, at, hold_us=20_000)
+        emu.click(1, at + 40_000, hold_us=20_000)  # and a seated one after it
+        _wait(lambda: attached.link.stats().events >= 4, "the four edges")
+        _wait(lambda: sum(r["type"] == "press" for r in _lines(controller)) == 1, "the press")
+        assert runtime.settle(10)
+        _wait(lambda: _source_alerts(hub, "unseated"), "the unseated button's alert")
+        lines = _lines(controller)
+        assert [r["seat"] for r in lines if "seat" in r] == [2, 2]
+        (fault,) = [r for r in lines if r["type"] == "fault"]
+        assert fault["source"] == "pico" and "button 6 of the device has no seat" in fault["detail"]
+        assert attached.link.stats().unseated == 2
+        (alert,) = _source_alerts(hub, "unseated")
+        assert (alert["button"], alert["seats"]) == (6, 3)
+        # Pressed again: counted, no second alert (once per button).
+        emu.click(5, emu.now_us() + 5_000, hold_us=20_000)
+        _wait(lambda: attached.link.stats().unseated == 4, "the second click")
+        assert len(_source_alerts(hub, "unseated")) == 1
+
+
+def overflow(emu: Emulator, count: int) -> None:
+    """As if the capture ring had lost ``count`` edges so far: its counter
+    (``EdgeRing.overflows``), and the device's copy that every heartbeat carries
+    (``Device.service`` keeps the copy equal to the counter)."""
+    emu.ring.idx[2] = count
+    emu.device.ring_overflows = count
+
+
+def test_edges_the_picos_capture_ring_lost_are_a_fault_and_an_alert(tmp_path: Path) -> None:
+    with pico_game(tmp_path, 3, buttons=8, lamps=8) as (controller, runtime, emu, attached, hub):
+        overflow(emu, 5)
+        _wait(lambda: _source_alerts(hub, "overflow"), "the overflow alert")
+        assert attached.link.stats().ring_overflows == 5
+        overflow(emu, 7)
+        _wait(lambda: attached.link.stats().ring_overflows == 7, "two more")
+        _wait(lambda: _source_alerts(hub, "overflow")[0]["count"] == 7, "one alert, summed")
+        assert runtime.settle(10)
+        details = [r["detail"] for r in _lines(controller) if r["type"] == "fault"]
+        assert details[:2] == [
+            "5 edge(s) lost: the device's capture ring overflowed before they were numbered",
+            "2 edge(s) lost: the device's capture ring overflowed before they were numbered",
+        ]
+
+
+def test_presses_the_pico_had_to_drop_are_an_alert_that_outlives_the_reconnect(
+    tmp_path: Path,
+) -> None:
+    with pico_game(tmp_path, 3, buttons=8, lamps=8, ring_size=4) as (
+        _controller,
+        runtime,
+        emu,
+        attached,
+        hub,
+    ):
+        emu.unplug()
+        _wait(lambda: not attached.link.connected, "the host to notice")
+        start = emu.now_us() + 1_000
+        for i in range(5):  # 10 events into a ring of 4: 6 dropped
+            emu.click(i % 3, start + i * 30_000, hold_us=12_000)
+        _wait(lambda: emu.pending_edges() == 0, "the presses")
+        emu.replug()
+        _wait(lambda: attached.link.stats().lost == 6, "the loss counted")
+        _wait(lambda: _source_alerts(hub, "lost"), "the loss alert")
+        _wait(lambda: runtime.faulted == frozenset(), "the Pico proving its time again")
+        time.sleep(0.3)
+        # The "silent" alert of the unplug is down; the loss is not.
+        (alert,) = _source_alerts(hub, "lost")
+        assert alert["count"] == 6
+        assert _source_alerts(hub, "silent") == [] and _source_alerts(hub, "offline") == []
+
+
+def test_a_pico_with_fewer_buttons_than_players(tmp_path: Path) -> None:
+    from buzzer.runtime.inputs import PicoUnavailable
+
+    controller = Controller.new(header(4, 10))
+    runtime = Runtime(controller)
+    with Emulator(buttons=2, lamps=2) as emu:
+        # svoyak run --serial: the game does not start (players 3-4 could never press).
+        with pytest.raises(PicoUnavailable) as refused:
+            attach_bridge(runtime, emu.path, required=True)
+        text = str(refused.value)
+        assert "у Pico 2 кнопок, а в игре 4 игроков" in text
+        assert "the Pico has 2 buttons but the game has 4 players" in text
+        assert "BUTTON_PINS" in text and "at most 2 players" in text
+    # Not required: the game goes on, and the host's panel says it.
+    with pico_game(tmp_path, 4, buttons=2, lamps=2) as (controller, runtime, emu, attached, hub):
+        _wait(lambda: _source_alerts(hub, "buttons"), "the alert")
+        (alert,) = _source_alerts(hub, "buttons")
+        assert (alert["count"], alert["seats"]) == (2, 4)
+        assert attached.link.stats().short_of_buttons >= 1

@@ -459,8 +459,13 @@ class PanelHub:
             elif isinstance(decision, Note) and decision.type == "source_fault":
                 source = str(decision.get("source"))
                 if decision.get("state") == "back":
-                    self.clear_alerts("source", None, source=source)
+                    # Proving its time again takes down the "silent"/"offline" alert,
+                    # not a loss it told of: presses lost stay lost until dismissed.
+                    self._clear_source_state(source)
                 else:
+                    reason = _source_fault_reason(decision.get("detail"))
+                    if reason.get("why") in SUMMED_SOURCE_REASONS:
+                        reason["count"] += self._take_summed(source, reason["why"])
                     self.alert(
                         "source",
                         None,
@@ -468,7 +473,7 @@ class PanelHub:
                         t=decision.t,
                         source=source,
                         detail=decision.get("detail"),
-                        **_source_fault_reason(decision.get("detail")),
+                        **reason,
                     )
             elif isinstance(decision, Note) and decision.type == "final_timer":
                 until = decision.get("until")
@@ -533,6 +538,32 @@ class PanelHub:
                 and now - a["t"] > TRANSIENT_ALERTS_NS[a["kind"]]
             )
         ]
+
+    def _clear_source_state(self, source: str) -> None:
+        """Take down the source's "silent"/"offline" alerts (it proves its time again)."""
+
+        def doomed(alert: dict[str, Any]) -> bool:
+            return (
+                alert["kind"] == "source"
+                and alert.get("source") == source
+                and alert.get("why") not in LASTING_SOURCE_REASONS
+            )
+
+        with self._lock:
+            self._drop(doomed)
+        self.broadcast_panel()
+
+    def _take_summed(self, source: str, why: str) -> int:
+        """Take down the source's standing alert of the same loss (``why``) and
+        return its count: one alert that grows, not one per report."""
+        with self._lock:
+            before = [
+                a
+                for a in self.alerts
+                if a["kind"] == "source" and a.get("source") == source and a.get("why") == why
+            ]
+            self._drop(lambda a: any(a is b for b in before))
+        return sum(int(a.get("count") or 0) for a in before)
 
     def _drop(self, doomed: Callable[[dict[str, Any]], bool]) -> None:
         kept = [a for a in self.alerts if not doomed(a)]
@@ -665,13 +696,35 @@ class PanelHub:
         return len(self._connections)
 
 
+#: Source alerts that report a loss or a misfit, not a state: a "back" keeps them.
+LASTING_SOURCE_REASONS = frozenset({"lost", "overflow", "unseated", "buttons"})
+#: Losses whose counts add up in one standing alert.
+SUMMED_SOURCE_REASONS = frozenset({"lost", "overflow"})
+
+
 def _source_fault_reason(detail: object) -> dict[str, Any]:
     """The journaled (English, technical) fault detail as a reason the page can translate:
-    ``why`` "offline" (never connected, or gone) or "silent" with ``ms`` behind the clock."""
+    ``why`` "offline" (never connected, or gone) or "silent" with ``ms`` behind the clock;
+    from the Pico link's troubles (``firmware_bridge.link.LinkTrouble``): "lost" (``count``
+    presses and releases the device dropped before they arrived), "overflow" (``count``
+    edges its capture ring lost), "unseated" (``button`` has no seat of the game's
+    ``seats``), "buttons" (the device has ``count`` buttons for ``seats`` seats)."""
     text = str(detail or "")
     if text.startswith("no watermark"):
         return {"why": "offline"}
     found = re.match(r"watermark (\d+) ms behind", text)
     if found:
         return {"why": "silent", "ms": int(found.group(1))}
+    found = re.match(r"(\d+) event\(s\) lost", text)
+    if found:
+        return {"why": "lost", "count": int(found.group(1))}
+    found = re.match(r"(\d+) edge\(s\) lost", text)
+    if found:
+        return {"why": "overflow", "count": int(found.group(1))}
+    found = re.match(r"button (\d+) of the device has no seat in this game \((\d+) seats\)", text)
+    if found:
+        return {"why": "unseated", "button": int(found.group(1)), "seats": int(found.group(2))}
+    found = re.match(r"the device has (\d+) buttons, the game (\d+) seats", text)
+    if found:
+        return {"why": "buttons", "count": int(found.group(1)), "seats": int(found.group(2))}
     return {}

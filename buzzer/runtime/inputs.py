@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 from concurrent.futures import Future
 from typing import Any, Protocol
 
@@ -116,19 +117,75 @@ class PicoUnavailable(Exception):
     Russian and English, naming the port and what to check.
     """
 
-    def __init__(self, url: str, reason_ru: str, reason_en: str) -> None:
+    def __init__(
+        self,
+        url: str,
+        reason_ru: str,
+        reason_en: str,
+        advice_ru: str | None = None,
+        advice_en: str | None = None,
+    ) -> None:
         self.url = url
-        ru = (
-            f"Pico на {url}: {reason_ru}. Проверьте USB-кабель и прошивку svoyak на Pico "
-            "(ls /dev/ttyACM*), что пользователь в группе dialout и порт не занят другой "
-            "программой; без Pico запускайте без --serial и $SVOYAK_SERIAL"
+        advice_ru = advice_ru or (
+            "Проверьте USB-кабель и прошивку svoyak на Pico (ls /dev/ttyACM*), что "
+            "пользователь в группе dialout и порт не занят другой программой; без Pico "
+            "запускайте без --serial и $SVOYAK_SERIAL"
         )
-        en = (
-            f"the Pico on {url}: {reason_en}. Check the USB cable and the svoyak firmware on "
-            "the Pico (ls /dev/ttyACM*), that the user is in the dialout group and no other "
-            "program holds the port; to play without it, drop --serial and $SVOYAK_SERIAL"
+        advice_en = advice_en or (
+            "Check the USB cable and the svoyak firmware on the Pico (ls /dev/ttyACM*), that "
+            "the user is in the dialout group and no other program holds the port; to play "
+            "without it, drop --serial and $SVOYAK_SERIAL"
         )
+        ru = f"Pico на {url}: {reason_ru}. {advice_ru}"
+        en = f"the Pico on {url}: {reason_en}. {advice_en}"
         super().__init__(f"{ru}\n{en}")
+
+
+def too_few_buttons(url: str, buttons: int, players: int) -> PicoUnavailable:
+    """The Pico answered but has fewer buttons than the game has players: the
+    players beyond them could never press, so the game must not start."""
+    first = buttons + 1
+    ru = f"игрок {first} не сможет" if first == players else f"игроки {first}–{players} не смогут"
+    en = f"player {first}" if first == players else f"players {first}–{players}"
+    return PicoUnavailable(
+        url,
+        f"у Pico {buttons} кнопок, а в игре {players} игроков: {ru} нажимать",
+        f"the Pico has {buttons} buttons but the game has {players} players: {en} "
+        "could never press",
+        "Подключите кнопку для каждого игрока (её вход — в BUTTON_PINS прошивки) "
+        f"или начните игру не больше чем с {buttons} игроками",
+        "Wire a button for every player (its input in the firmware's BUTTON_PINS) or "
+        f"start the game with at most {buttons} players",
+    )
+
+
+class _TroubleGate:
+    """The link's ``on_trouble``: held until the source joins the game, then handed on.
+
+    A trouble found while ``attach_bridge`` still waits for the handshake (a
+    device with too few buttons) is not lost, nor journaled for a game that
+    then refuses to start with that Pico.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: list[Any] = []
+        self._source: LinkSource | None = None
+
+    def __call__(self, trouble: Any) -> None:
+        with self._lock:
+            source = self._source
+            if source is None:
+                self._held.append(trouble)
+                return
+        source.trouble(trouble)
+
+    def open(self, source: LinkSource) -> None:
+        with self._lock:
+            self._source = source
+            held, self._held = self._held, []
+        for trouble in held:
+            source.trouble(trouble)
 
 
 class _OpenErrors:
@@ -153,14 +210,28 @@ class _OpenErrors:
         return port
 
 
-def _reason(errors: _OpenErrors, timeout_s: float) -> tuple[str, str]:
+def _reason(errors: _OpenErrors, timeout_s: float, link: Any = None) -> tuple[str, str]:
     import os
+
+    from firmware_bridge.protocol import PROTOCOL_VERSION
 
     exc = errors.last
     if not errors.opened and exc is not None:
         errno = getattr(exc, "errno", None)
         why = os.strerror(errno) if isinstance(errno, int) else str(exc)
         return f"порт не открывается ({why})", f"cannot open the port ({why})"
+    stats = link.stats() if link is not None else None
+    if stats is not None and stats.bad_versions >= 3 and stats.frames == 0:
+        # Frames that are whole but of another protocol: the Pico runs another
+        # release of the firmware. Said as such, not as "no Pico".
+        return (
+            "Pico отвечает, но его прошивка другой версии протокола (нужна "
+            f"{PROTOCOL_VERSION}): залейте logic.py и main.py этой версии svoyak "
+            "(mpremote cp firmware_bridge/firmware/logic.py firmware_bridge/firmware/main.py :)",
+            "the Pico answers, but its firmware speaks another protocol version (this host "
+            f"needs {PROTOCOL_VERSION}): copy this svoyak's logic.py and main.py to it "
+            "(mpremote cp firmware_bridge/firmware/logic.py firmware_bridge/firmware/main.py :)",
+        )
     return (
         f"порт открылся, но Pico не ответил за {timeout_s:g} с (та ли прошивка, тот ли порт?)",
         f"the port opened but no Pico answered within {timeout_s:g} s "
@@ -186,6 +257,12 @@ def attach_bridge(
     host's panel until it does. Once attached, a link that goes dead is the
     runtime's source fault: an alert on the host's panel, taken down when the
     Pico is back (``runtime.py``, the hub's ``source`` alert).
+
+    What the link must tell (``LinkTrouble``: presses lost for good, edges its
+    capture ring lost, a button with no seat, fewer buttons than players) is
+    journaled as the source's fault and shown on the host's panel. A Pico with
+    fewer buttons than the game has players is :class:`PicoUnavailable` when
+    ``required`` (players who could never press), an alert otherwise.
     """
     import serial  # type: ignore[import-untyped]
 
@@ -200,11 +277,13 @@ def attach_bridge(
         config = dataclasses.replace(config, seats=tuple(range(1, players + 1)))
     holder: list[LinkSource] = []
     errors = _OpenErrors(serial.serial_for_url)
+    troubles = _TroubleGate()
     link = BridgeLink(
         config,
         sink=lambda item: holder[0].put(item),
         on_watermark=runtime.nudge,
         serial_factory=errors,
+        on_trouble=troubles,
     )
     source = LinkSource(runtime, "pico", link)
     holder.append(source)
@@ -212,9 +291,14 @@ def attach_bridge(
     if not link.wait_connected(connect_timeout_s):
         if required:
             link.stop()
-            raise PicoUnavailable(url, *_reason(errors, connect_timeout_s))
+            raise PicoUnavailable(url, *_reason(errors, connect_timeout_s, link))
         log.warning("the Pico at %s did not connect within %.0f s", url, connect_timeout_s)
+    hello = link.device
+    if required and hello is not None and hello.buttons < players:
+        link.stop()
+        raise too_few_buttons(url, hello.buttons, players)
     runtime.add_source(source)
+    troubles.open(source)
     lamps = BridgeLamps(link, players)
     runtime.controller.subscribe(lamps.apply)
     return Attached(runtime, source, (_Stoppable(link),), None, link)

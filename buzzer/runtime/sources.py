@@ -31,7 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
-from buzzer.arbiter.events import Input
+from buzzer.arbiter.events import Fault, Input
 
 if TYPE_CHECKING:
     from buzzer.runtime.runtime import Runtime
@@ -140,6 +140,14 @@ class LinkSource:
         """The link's sink (its reader thread): ``item.t`` is a host monotonic stamp."""
         runtime = self.runtime
         runtime.deliver(self, dataclasses.replace(item, t=runtime.game_time(item.t)))
+
+    def trouble(self, trouble: Any) -> None:
+        """A :class:`firmware_bridge.link.LinkTrouble` (presses lost, a button with no
+        seat, too few buttons): delivered as this source's fault, stamped now, so
+        that it is journaled where it happened (a replay shows it) and the host's
+        panel raises it (``hub.py``) — a loss is never only a line in a log."""
+        runtime = self.runtime
+        runtime.deliver(self, Fault(runtime.now(), self.name, False, str(trouble.detail)[:200]))
 
     def watermark(self) -> int | None:
         mark = self.link.watermark()

@@ -12,12 +12,14 @@ It is an independent implementation of the bytes that
 ``firmware_bridge/protocol.py`` describes (docs/wire-protocol.md): the tests
 hold the two against each other.
 
-What runs in the hard IRQ is :meth:`EdgeRing.put` alone. It allocates
-nothing: it writes small ints into preallocated ``array``/``bytearray``
-slots, and the tick-difference function it calls is ``time.ticks_diff`` on
-the Pico (a builtin, no allocation). Everything else runs in the main loop,
-where allocation is allowed, but the HEARTBEAT (more than 1000 a second) is
-built in preallocated buffers (:class:`HeartbeatFrame`): a frame's worth of
+What runs in the hard IRQ is :func:`capture_stamp` and
+:meth:`EdgeRing.sample` alone. They allocate nothing: small-int arithmetic
+only (never a value of 2**30 or more, a long int on the Pico), small ints
+written into preallocated ``array``/``bytearray`` slots, and the
+tick-difference function is ``time.ticks_diff`` on the Pico (a builtin, no
+allocation). Everything else runs in the main loop, where allocation is
+allowed, but the HEARTBEAT (more than 1000 a second) is built in
+preallocated buffers (:class:`HeartbeatFrame`): a frame's worth of
 garbage every millisecond would make the collector stall the main loop.
 """
 
@@ -30,9 +32,45 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
+    def const(value: int) -> int: ...
 
-PROTOCOL_VERSION = 1
-FIRMWARE_VERSION = (1, 0, 0)
+else:
+    try:
+        # MicroPython's compiler folds ``_NAME = const(n)`` into the code that
+        # uses it: no global lookup on the IRQ path.
+        from micropython import const
+    except ImportError:
+
+        def const(value):
+            return value
+
+
+PROTOCOL_VERSION = 2
+FIRMWARE_VERSION = (2, 0, 0)
+
+#: Events kept for the host until its cumulative ACK covers them (a full ring
+#: drops its oldest). The host acks every 20 ms; eight buttons cannot make more
+#: than ~800 edges a second (each is held off for 10 ms), so a healthy link has
+#: a few dozen outstanding at most, and a frame lost on the wire blocks the ACK
+#: for one resend (RESEND_US): ~50 events at that worst rate. At a steady
+#: 8-button stream (160 events a second) 256 last 1.6 s without any ACK, longer
+#: than the host waits (1.5 s) before it calls the link dead. ~2.5 kB of arrays.
+UNACKED_RING = 256
+#: An unacknowledged event is sent again once it has waited this long since it
+#: was last sent (three of the host's 20 ms ACK beats): a frame lost on the wire
+#: then holds the host's watermark back ~60-80 ms, below the runtime's 100 ms
+#: wait bound, instead of being waited out until the ring gives it up.
+RESEND_US = 60000
+#: While resends bring no ACK, the wait doubles up to this (a stalled host is
+#: not flooded); any ACK that frees an event brings it back to RESEND_US.
+RESEND_MAX_US = 1000000
+#: At most this many resends per main-loop round: an event frame's CRC and COBS
+#: run as Python bytecode (:func:`frame`; main.py's viper ``seal_frame`` serves
+#: the heartbeat only), on the RP2040 in the order of a millisecond, and a round
+#: must stay short for the heartbeat. A full ring goes again in ~256 rounds.
+RESEND_BATCH = 1
+#: At most this many ring slots looked at per round while a resend pass goes on.
+RESEND_SCAN = 16
 
 # Message types (docs/wire-protocol.md); the high bit marks host -> device.
 T_HELLO = 0x01
@@ -76,6 +114,11 @@ MAX_ENCODED_FRAME = MAX_RAW_FRAME + MAX_RAW_FRAME // 254 + 1
 # MicroPython's ticks_us() wraps at 2**30 on the RP2040 (TICKS_PERIOD is the
 # small-int range, not 2**32): the HELLO tells the host so.
 TICKS_BITS = 30
+
+# The pin map (GPIO numbers of a Pico): buttons GP2..GP9, lamps GP10..GP17.
+# main.py wires them; the chip model drives and watches the same pins.
+BUTTON_PINS = (2, 3, 4, 5, 6, 7, 8, 9)
+LAMP_PINS = (10, 11, 12, 13, 14, 15, 16, 17)
 
 
 # -- wrap-safe tick arithmetic (the same as time.ticks_diff / time.ticks_add) --------
@@ -166,10 +209,35 @@ def cobs_decode(data: bytes | bytearray) -> bytes | None:
     return bytes(out)
 
 
+#: Machine-code CRC and COBS, if the device has them (:func:`accelerate`):
+#: ``[crc(data, n, table) -> int, cobs(src, n, out) -> length]``.
+ACCEL: "list[Callable[..., int] | None]" = [None, None]
+
+
+def accelerate(crc: "Callable[..., int]", cobs: "Callable[..., int]") -> None:
+    """Use machine-code CRC and COBS in :func:`frame` (main.py's viper versions).
+
+    In Python the two loops cost about 2 ms per frame on the RP2040: a burst
+    of eight presses would hold the main loop for 16 ms. The tests hold the
+    fast versions against :func:`crc16` and :func:`cobs_encode` on the chip.
+    """
+    ACCEL[0] = crc
+    ACCEL[1] = cobs
+
+
 def frame(msg_type: int, seq: int, payload: bytes | bytearray) -> bytes:
     """One frame as it goes on the wire: COBS(header, payload, CRC) and the delimiter."""
     body = bytearray(struct.pack("<BBH", PROTOCOL_VERSION, msg_type, seq & 0xFFFF))
     body += payload
+    fast_crc, fast_cobs = ACCEL
+    if fast_crc is not None and fast_cobs is not None:
+        crc = fast_crc(body, len(body), CRC_TABLE)
+        body.append(crc >> 8)
+        body.append(crc & 0xFF)
+        out = bytearray(len(body) + len(body) // 254 + 3)
+        end = fast_cobs(body, len(body), out)
+        out[end] = 0
+        return bytes(out[: end + 1])
     crc = crc16(body)
     body.append(crc >> 8)
     body.append(crc & 0xFF)
@@ -225,7 +293,8 @@ class FrameReader:
         return frames
 
 
-HEARTBEAT_PAYLOAD = 16
+#: ticks, next_event, oldest_unacked, dropped, rx_bad, ring_overflows: u32 each.
+HEARTBEAT_PAYLOAD = 24
 HEARTBEAT_RAW = 4 + HEARTBEAT_PAYLOAD + 2
 #: COBS adds one code byte to a run this short (no 254-byte block), then the delimiter.
 HEARTBEAT_WIRE = HEARTBEAT_RAW + 2
@@ -248,13 +317,36 @@ class HeartbeatFrame:
         self.raw[0] = PROTOCOL_VERSION
         self.raw[1] = T_HEARTBEAT
         self.wire = bytearray(HEARTBEAT_WIRE)
+        #: ``seal(raw, wire, table)``: CRC and COBS in machine code, if the
+        #: device has it. On the Pico the two Python loops below take about
+        #: 2 ms per heartbeat, longer than the heartbeat's own period; main.py
+        #: sets a viper version that writes the same bytes (a test holds them).
+        self.seal: Callable[[bytearray, bytearray, array[int]], None] | None = None
 
     def build(
-        self, seq: int, ticks: int, next_event: int, oldest: int, dropped: int, rx_bad: int
+        self,
+        seq: int,
+        ticks: int,
+        next_event: int,
+        oldest: int,
+        dropped: int,
+        rx_bad: int,
+        overflows: int = 0,
     ) -> bytearray:
-        """Fill the frame; returns :attr:`wire` (valid until the next call)."""
+        """Fill the frame; returns :attr:`wire` (valid until the next call).
+
+        The counters are cumulative u32s, passed unmasked: a mask wider than
+        MicroPython's small ints (``& 0xFFFFFFFF``) would allocate a long int
+        every frame, and no counter of one boot comes near 2**30.
+        """
         raw = self.raw
-        struct.pack_into("<HIIIHH", raw, 2, seq, ticks, next_event, oldest, dropped, rx_bad)
+        struct.pack_into(
+            "<HIIIIII", raw, 2, seq, ticks, next_event, oldest, dropped, rx_bad, overflows
+        )
+        seal = self.seal
+        if seal is not None:
+            seal(raw, self.wire, CRC_TABLE)
+            return self.wire
         crc = 0xFFFF
         table = CRC_TABLE
         end = HEARTBEAT_RAW - 2
@@ -282,21 +374,103 @@ class HeartbeatFrame:
         return wire
 
 
-# -- edge capture (the hard IRQ writes, the main loop reads) --------------------------
+# -- edge capture (the PIO samples, the hard IRQ files, the main loop reads) ----------
+
+#: The capture word's counter bits: the PIO pushes ``counter22 << 8 | sample8``
+#: (main.py's ``capture``), where counter22 is the low 22 bits of a counter
+#: that went down by one every 1 µs loop from 0 at the machine's start. 22 bits
+#: (4.2 s) is what fits beside the 8 levels in a word MicroPython reads as a
+#: small int (below 2**30): :func:`capture_stamp` allocates nothing.
+CAPTURE_COUNTER_BITS = 22
+CAPTURE_MASK = (1 << CAPTURE_COUNTER_BITS) - 1
+CAPTURE_HALF = 1 << (CAPTURE_COUNTER_BITS - 1)
+#: ``2**30 - 1``: the largest small int on the Pico. ``2**30`` itself (the tick
+#: period) is a long int there, so nothing on the IRQ path may use it.
+TICKS_MASK = (1 << TICKS_BITS) - 1
+#: How far behind the round's tick its heartbeat reports (see
+#: :meth:`Device._heartbeat`): the PIO pushes a sample up to ~1 µs after it
+#: took it, so a sample stamped ``now - 1`` may reach the FIFO only after the
+#: round drained it, and is sent in the next round. ``now - 2`` is the latest
+#: tick whose every sample was in the FIFO when the round read ``now``. That
+#: holds if a stamp is never *earlier* than its sample's true tick, i.e. if
+#: main.py's ``base`` is not below the true tick of loop 0: a ``base`` taken
+#: as the midpoint of a window of w µs may be up to w/2 early, and this lag
+#: must then grow by as much (a ``base`` read *after* the start cannot be).
+CAPTURE_LAG_US = 2
+
+
+def capture_levels(word: int) -> int:
+    """The 8 pin levels of a capture word (bit i: button i's pin, 1 = high = released)."""
+    return word & 0xFF
+
+
+def capture_stamp(word: int, now: int, base: int) -> int:
+    """The tick (mod 2**30) at which the PIO took the sample in ``word``.
+
+    ``base`` is the tick of the machine's loop 0, ``now`` a tick read shortly
+    after the sample (the drain's). The word knows the loops elapsed only mod
+    2**22, so the stamp is the one tick congruent to ``base + loops`` within
+    2**21 µs (2.1 s) of ``now``: the RX FIFO holds a few words and the IRQ
+    drains it within µs, so a sample is never that old. It may come out a few µs
+    *after* ``now``: ``base`` is measured to within a few µs only, and that
+    error is the same for every button. Runs in the hard IRQ: every
+    intermediate value stays a small int (|x| < 2**30; ``now - age`` could
+    pass 2**30, hence the two branches), so nothing is allocated.
+    """
+    # loops ≡ -counter22 (it counts down), so now - (base + loops) ≡ now - base + counter22.
+    since_base = (now - base) & CAPTURE_MASK
+    counter = (word >> 8) & CAPTURE_MASK
+    age = ((since_base + counter + CAPTURE_HALF) & CAPTURE_MASK) - CAPTURE_HALF
+    if age < 0:
+        # now - age may pass 2**30: take 2**30 off first (as -TICKS_MASK - 1).
+        return (now - TICKS_MASK - age - 1) & TICKS_MASK
+    return (now - age) & TICKS_MASK
+
+
+# Slots of EdgeRing.idx (see its __init__).
+_HEAD = const(0)
+_TAIL = const(1)
+_OVERFLOWS = const(2)
+_COMMIT = const(3)
+_LEVELS = const(4)
+_HOLDING = const(5)
+_HIDDEN = const(6)
 
 
 class EdgeRing:
-    """Button edges stamped in the hard IRQ, in a preallocated ring.
+    """Button edges from whole-register samples, in a preallocated ring.
 
-    Hold-off: the first edge of a button is taken at once, stamped with the
-    tick the IRQ read, and further edges of that button are ignored for
-    ``holdoff_us`` (a contact's bounce). An accepted edge toggles the
-    button's reported state: after a quiet hold-off, any edge is a change
-    away from the steady state, whatever level a late read of the pin would
-    show mid-bounce. :meth:`housekeep` (main loop, IRQs off) ends each
-    hold-off and, if the pin then rests in the other state than reported
-    (the bounce outlasted the hold-off), adds the missing edge, flagged
-    ``FLAG_RECONCILED`` and stamped when it was noticed.
+    :meth:`sample` is called from the hard IRQ with every sample the PIO
+    took (the pressed levels of all buttons at one tick): a change of several
+    buttons in one sample gives their edges the *same* stamp, whatever their
+    pin order. Per button the ring keeps the raw level and the tick of its
+    last raw change (``raw``, ``raw_tick``), and the reported state.
+
+    **Hold-off** (a contact's bounce): a change when the button is not held
+    off is an edge at once, stamped with its sample's tick, and starts a
+    hold-off of ``holdoff_us``; the raw changes inside it are only recorded.
+    When it ends (:meth:`housekeep`, or the button's next sample), a raw
+    level other than the reported one (the bounce outlasted the hold-off, or
+    a real press came inside a release's hold-off) is the **reconciled**
+    edge, flagged ``FLAG_RECONCILED`` and stamped with that raw change's own
+    tick ``raw_tick`` (its true time, not when the firmware noticed it);
+    the next hold-off starts from that tick. So the stamps do not depend on
+    when the main loop comes round, nor on pin order.
+
+    **Stamp order.** The host takes the device's events to be numbered in
+    stamp order (an event moves its watermark to its own stamp). A reconciled
+    edge is stamped in the past, so: it is inserted in stamp order, and the
+    edges stamped at or after a raw change still hidden in a hold-off are
+    held back (:meth:`take` does not see them) until that change is settled.
+    The ring has a *commit* point for this: the producer (the IRQ, or
+    :meth:`housekeep` with IRQs off) owns the slots from it to the head and
+    moves it on; :meth:`take` (main loop, IRQs on) reads only before it, so
+    an insertion never moves a slot it is reading. The heartbeat must not
+    pass a hidden change either: :meth:`hidden_before`.
+
+    Nothing called from the IRQ allocates: small ints in preallocated
+    ``array``/``bytearray`` slots, and ``diff`` is the builtin
+    ``time.ticks_diff`` on the Pico.
     """
 
     def __init__(
@@ -306,74 +480,197 @@ class EdgeRing:
         holdoff_us: int = 10000,
         diff: "Callable[[int, int], int]" = ticks_diff,
     ) -> None:
+        self.buttons = buttons
+        self.mask = (1 << buttons) - 1
         self.size = size
         self.holdoff = holdoff_us
         self.diff = diff
         self.ticks = array("I", [0] * size)
         self.what = bytearray(size)  # button | pressed << 6 | reconciled << 7
-        self.idx = array("I", [0, 0, 0])  # head (IRQ writes), tail (main reads), overflows
-        self.last = array("I", [0] * buttons)
-        self.holding = bytearray(buttons)
+        # [HEAD] (producer), [TAIL] (main loop), [OVERFLOWS], [COMMIT] (producer:
+        # take() reads up to it), [LEVELS] (the last sample), and bit masks of the
+        # buttons [HOLDING] off and of those whose raw level differs from the
+        # reported one while held off ([HIDDEN]). The masks make the usual case
+        # cheap: the main loop runs housekeep() with IRQs off every round, and
+        # with no hold-off running it must cost next to nothing.
+        self.idx = array("I", [0, 0, 0, 0, 0, 0, 0])
+        self.last = array("I", [0] * buttons)  # the tick the hold-off started at
         self.state = bytearray(buttons)  # 1: reported pressed
+        self.raw = bytearray(buttons)  # 1: the last sample read it pressed
+        self.raw_tick = array("I", [0] * buttons)  # the tick of its last raw change
 
-    def put(self, button: int, now: int) -> None:
-        """Called from the hard IRQ with the tick read first thing. No allocation."""
-        if self.holding[button]:
-            d = self.diff(now, self.last[button])
-            if 0 <= d < self.holdoff:
-                return
-        self.holding[button] = 1
-        self.last[button] = now
-        pressed = self.state[button] ^ 1
-        self.state[button] = pressed
-        self._push(button | (pressed << 6), now)
+    def sample(self, levels: int, tick: int) -> None:
+        """One sample of all buttons (bit i set: button i pressed) taken at ``tick``.
 
-    def _push(self, what: int, now: int) -> None:
+        Called from the hard IRQ, samples in the order taken. Every button
+        whose level changed since the last sample is handled, in ascending
+        index but all with this one ``tick``: a tie stays a tie. No allocation.
+        """
+        levels &= self.mask
         idx = self.idx
-        head = idx[0]
-        nxt = head + 1
-        if nxt == self.size:
-            nxt = 0
-        if nxt == idx[1]:
-            idx[2] += 1  # full: the edge is lost, and counted
+        changed = levels ^ idx[_LEVELS]
+        if not changed:
             return
-        self.ticks[head] = now
-        self.what[head] = what
-        idx[0] = nxt
+        idx[_LEVELS] = levels
+        button = 0
+        while changed:
+            if changed & 1:
+                self._level(button, (levels >> button) & 1, tick)
+            changed >>= 1
+            button += 1
+        if idx[_COMMIT] != idx[_HEAD]:
+            self._commit()
+
+    def _level(self, button: int, pressed: int, tick: int) -> None:
+        idx = self.idx
+        bit = 1 << button
+        if idx[_HOLDING] & bit:
+            self._expire(button, bit, tick)
+        self.raw[button] = pressed
+        self.raw_tick[button] = tick
+        if idx[_HOLDING] & bit:
+            # Inside the hold-off: recorded, settled when it ends.
+            if pressed == self.state[button]:
+                idx[_HIDDEN] &= ~bit
+            else:
+                idx[_HIDDEN] |= bit
+            return
+        self.state[button] = pressed
+        idx[_HOLDING] |= bit
+        self.last[button] = tick
+        self._insert(button | (pressed << 6), tick)
+
+    def _expire(self, button: int, bit: int, now: int) -> None:
+        """End the held-off button's hold-off if it is over at ``now``, reconciling
+        what it hid."""
+        idx = self.idx
+        while self.diff(now, self.last[button]) >= self.holdoff:
+            pressed = self.raw[button]
+            if pressed == self.state[button]:
+                idx[_HOLDING] &= ~bit
+                return
+            # The hidden change is an edge at its own tick, and holds off from there.
+            tick = self.raw_tick[button]
+            self.state[button] = pressed
+            self.last[button] = tick
+            idx[_HIDDEN] &= ~bit
+            self._insert(button | (pressed << 6) | 0x80, tick)
+
+    def _insert(self, what: int, tick: int) -> None:
+        """Add an edge in stamp order (after any with the same stamp), past the commit."""
+        idx = self.idx
+        size = self.size
+        head = idx[_HEAD]
+        nxt = head + 1
+        if nxt == size:
+            nxt = 0
+        if nxt == idx[_TAIL]:
+            idx[_OVERFLOWS] += 1  # full: the edge is lost, and counted
+            return
+        ticks = self.ticks
+        whats = self.what
+        stop = idx[_COMMIT]
+        pos = head
+        while pos != stop:
+            prev = pos - 1
+            if prev < 0:
+                prev = size - 1
+            if self.diff(ticks[prev], tick) <= 0:
+                break
+            ticks[pos] = ticks[prev]
+            whats[pos] = whats[prev]
+            pos = prev
+        ticks[pos] = tick
+        whats[pos] = what
+        idx[_HEAD] = nxt
+
+    def _hidden(self) -> int:
+        """The earliest ``raw_tick`` of a change hidden in a hold-off, or -1 (none)."""
+        hidden = self.idx[_HIDDEN]
+        earliest = -1
+        button = 0
+        while hidden:
+            if hidden & 1:
+                tick = self.raw_tick[button]
+                if earliest < 0 or self.diff(tick, earliest) < 0:
+                    earliest = tick
+            hidden >>= 1
+            button += 1
+        return earliest
+
+    def _commit(self) -> None:
+        """Let :meth:`take` see every edge stamped before the earliest hidden change."""
+        idx = self.idx
+        hidden = self._hidden()
+        head = idx[_HEAD]
+        commit = idx[_COMMIT]
+        while commit != head:
+            if hidden >= 0 and self.diff(self.ticks[commit], hidden) >= 0:
+                break
+            commit += 1
+            if commit == self.size:
+                commit = 0
+        idx[_COMMIT] = commit
+
+    def hidden_before(self, now: int) -> int:
+        """The tick of the earliest raw change still hidden in a hold-off, or ``now``.
+
+        Such a change may yet be reported (reconciled) with that stamp, so a
+        heartbeat must stay below it (:meth:`Device.service`). A change after
+        ``now`` (a stamp a few µs ahead, see :func:`capture_stamp`) is
+        reported as ``now``: the heartbeat stays below that anyway.
+        """
+        if not self.idx[_HIDDEN]:
+            return now
+        hidden = self._hidden()
+        if self.diff(hidden, now) > 0:
+            return now
+        return hidden
 
     def take(self) -> tuple[int, int, int, int] | None:
-        """The oldest edge as ``(button, pressed, flags, ticks)``, or ``None``."""
+        """The oldest edge as ``(button, pressed, flags, ticks)``, or ``None``.
+
+        Edges come out in stamp order; one stamped at or after a change
+        still hidden in a hold-off waits until that change is settled.
+        """
         idx = self.idx
-        tail = idx[1]
-        if tail == idx[0]:
+        tail = idx[_TAIL]
+        if tail == idx[_COMMIT]:
             return None
         what = self.what[tail]
         ticks = self.ticks[tail]
         tail += 1
         if tail == self.size:
             tail = 0
-        idx[1] = tail
+        idx[_TAIL] = tail
         flags = FLAG_RECONCILED if what & 0x80 else 0
         return what & 0x3F, (what >> 6) & 1, flags, ticks
 
-    def housekeep(self, now: int, levels: "bytes | bytearray | list[int]") -> None:
-        """End expired hold-offs; fix a state a long bounce left wrong (IRQs off).
+    def housekeep(self, now: int) -> None:
+        """End the hold-offs over at ``now`` and report what they hid (main loop, IRQs off).
 
-        ``levels[i]`` is 1 while button ``i`` reads pressed.
+        A raw level left other than the reported one gives the reconciled
+        edge, stamped with its own raw change's tick (see the class). With no
+        hold-off running (nearly every round) it only reads two slots.
         """
-        for button in range(len(self.holding)):
-            if self.holding[button] and self.diff(now, self.last[button]) >= self.holdoff:
-                self.holding[button] = 0
-            if not self.holding[button] and levels[button] != self.state[button]:
-                pressed = levels[button]
-                self.state[button] = pressed
-                self.holding[button] = 1
-                self.last[button] = now
-                self._push(button | (pressed << 6) | 0x80, now)
+        idx = self.idx
+        holding = idx[_HOLDING]
+        button = 0
+        while holding:
+            if holding & 1:
+                self._expire(button, 1 << button, now)
+            holding >>= 1
+            button += 1
+        if idx[_COMMIT] != idx[_HEAD]:
+            self._commit()
 
     @property
     def overflows(self) -> int:
-        return self.idx[2]
+        return self.idx[_OVERFLOWS]
+
+    def holding(self, button: int) -> bool:
+        """True while ``button`` is held off (for tests and the emulator)."""
+        return bool(self.idx[_HOLDING] & (1 << button))
 
 
 # -- the protocol state machine of the device ------------------------------------------
@@ -395,17 +692,32 @@ class Device:
     :meth:`service` makes that true by reading the tick *before* it drains
     the edge ring (an edge stamped earlier is already in the ring: a hard IRQ
     stamps and appends before the main loop runs again) and :meth:`poll`
-    reports one µs less. While the host is there, a heartbeat goes out once
+    reports two µs less, and less still while a hold-off hides a change that
+    may yet be reported in the past (:meth:`_heartbeat`); never less than the
+    previous heartbeat. While the host is there, a heartbeat goes out once
     ``heartbeat_us - heartbeat_slack_us`` have passed since the last one, so
     that with main-loop rounds at most ``heartbeat_slack_us`` apart no two are
     more than ``heartbeat_us`` apart; while it is not (nothing heard for
     ``host_timeout_us``), only every ``idle_heartbeat_us``.
 
     Every PRESS/RELEASE gets the next event number and stays in a ring of
-    unacknowledged events until the host's cumulative ACK covers it; the ring
-    is resent after a HOST_HELLO (a reconnect) and whenever no ACK came for
-    ``resend_us``. A full ring drops its oldest event (counted in the
-    heartbeat's ``dropped``, so the host can tell a gap it will never fill).
+    unacknowledged events until the host's cumulative ACK covers it. After a
+    HOST_HELLO (a reconnect) the whole ring is sent again. While the host
+    listens, an event still unacknowledged ``resend_us`` after it was last
+    sent goes again, with every other event that has waited as long: the
+    wait runs per event from its own transmission, never restarted by an ACK
+    that frees nothing, so a frame lost in a steady stream of presses (whose
+    ACKs keep coming, all stuck just below it) is resent in time instead of
+    waiting until the ring has to give it up. Resends go out a few per round
+    (``resend_batch``), so a big ring never stalls the main loop, and the
+    wait doubles (to ``resend_max_us``) while they bring no ACK. A full ring
+    drops its oldest event (counted in the heartbeat's ``dropped``, so the
+    host can tell a gap it will never fill); :data:`UNACKED_RING` is sized
+    so that a host that is there and acking never sees that happen.
+
+    The heartbeat also carries ``ring_overflows``: edges the capture ring
+    lost before they got a number (the host cannot see those as a gap).
+    :meth:`service` keeps it equal to the edge ring's ``overflows``.
     """
 
     def __init__(
@@ -415,8 +727,8 @@ class Device:
         board_id: bytes,
         boot_id: int,
         tick_bits: int = TICKS_BITS,
-        ring_size: int = 32,
-        resend_us: int = 200000,
+        ring_size: int = UNACKED_RING,
+        resend_us: int = RESEND_US,
         heartbeat_us: int = 1000,
         heartbeat_slack_us: int = 250,
         idle_heartbeat_us: int = 250000,
@@ -425,6 +737,8 @@ class Device:
         on_pulse: "Callable[[int, bool], None] | None" = None,
         diff: "Callable[[int, int], int] | None" = None,
         add: "Callable[[int, int], int] | None" = None,
+        resend_max_us: int = RESEND_MAX_US,
+        resend_batch: int = RESEND_BATCH,
     ) -> None:
         period = 1 << tick_bits
         self.buttons = buttons
@@ -432,8 +746,12 @@ class Device:
         self.board_id = (bytes(board_id) + bytes(8))[:8]
         self.boot_id = boot_id & 0xFFFFFFFF
         self.tick_bits = tick_bits
+        if ring_size < 1 or resend_batch < 1:
+            raise ValueError("need ring_size >= 1 and resend_batch >= 1")
         self.ring_size = ring_size
         self.resend_us = resend_us
+        self.resend_max_us = max(resend_max_us, resend_us)
+        self.resend_batch = resend_batch
         if not 0 <= heartbeat_slack_us < heartbeat_us:
             raise ValueError("need 0 <= heartbeat_slack_us < heartbeat_us")
         self.heartbeat_us = heartbeat_us
@@ -452,10 +770,29 @@ class Device:
         self.out = bytearray()
         self.tx_seq = 0
         self.next_event = 1
-        self.unacked: list[list[int]] = []  # [event, type, button, flags, ticks], oldest first
+        # The unacknowledged events, oldest first from slot ``ev_head``: always the
+        # ``ev_count`` events numbered just below ``next_event`` (numbers are given
+        # in order and acked cumulatively, so none needs storing). Preallocated
+        # arrays: no garbage per event, and no list shifted on every ACK.
+        self.ev_ticks = array("I", [0] * ring_size)  # the edge's stamp
+        self.ev_what = bytearray(ring_size)  # button | pressed << 6
+        self.ev_flags = bytearray(ring_size)
+        self.ev_sent = array("I", [0] * ring_size)  # tick of its last transmission
+        self.ev_head = 0
+        self.ev_count = 0
         self.dropped = 0
-        self.resend_at: int | None = None
+        # The resend pass under way: the next event to look at (0: none), the
+        # first event past the pass, and how long an event must have waited.
+        self.resend_next = 0
+        self.resend_stop = 0
+        self.resend_age = 0
+        self.rto = resend_us  # the wait before the next pass (doubles while unanswered)
+        self.resends = 0
+        #: The edge ring's overflow count, reported in every heartbeat (service() sets it).
+        self.ring_overflows = 0
         self.last_heartbeat: int | None = None  # tick of the last heartbeat sent
+        #: The ``ticks`` the last heartbeat reported (the watermark: never lowered).
+        self.beat_ticks: int | None = None
         self.heartbeats = 0
         self.beat = HeartbeatFrame()
         # The last heartbeat is still in ``beat.wire``, not yet in ``out`` (see write_output).
@@ -505,7 +842,20 @@ class Device:
             write(self.beat.wire)
 
     def oldest_unacked(self) -> int:
-        return self.unacked[0][0] if self.unacked else self.next_event
+        return self.next_event - self.ev_count
+
+    @property
+    def unacked(self) -> list[list[int]]:
+        """The unacknowledged events as ``[event, type, button, flags, ticks]``,
+        oldest first (for the tests and the emulator: it allocates)."""
+        out: list[list[int]] = []
+        first = self.oldest_unacked()
+        for i in range(self.ev_count):
+            slot = (self.ev_head + i) % self.ring_size
+            what = self.ev_what[slot]
+            msg_type = T_PRESS if what & 0x40 else T_RELEASE
+            out.append([first + i, msg_type, what & 0x3F, self.ev_flags[slot], self.ev_ticks[slot]])
+        return out
 
     def hello(self, now: int) -> None:
         """Queue a HELLO (a leading delimiter first: any partial frame the host
@@ -527,9 +877,65 @@ class Device:
         payload += struct.pack("<IIII", self.boot_id, now, self.next_event, self.oldest_unacked())
         self._send(T_HELLO, payload)
 
-    def _send_event(self, entry: list[int], flags: int) -> None:
-        event, msg_type, button, eflags, ticks = entry
-        self._send(msg_type, struct.pack("<IIBB", event, ticks, button, eflags | flags))
+    def _send_slot(self, event: int, slot: int, flags: int) -> None:
+        what = self.ev_what[slot]
+        msg_type = T_PRESS if what & 0x40 else T_RELEASE
+        flags |= self.ev_flags[slot]
+        self._send(msg_type, struct.pack("<IIBB", event, self.ev_ticks[slot], what & 0x3F, flags))
+
+    def _free(self, count: int) -> None:
+        """The host acknowledged the ``count`` oldest events: forget them.
+
+        Progress: the resend wait is back to ``resend_us`` (an ACK that frees
+        nothing restarts no timer: see the class docstring).
+        """
+        if count > self.ev_count:
+            count = self.ev_count  # an ACK beyond every event sent: nothing more to free
+        head = self.ev_head + count
+        if head >= self.ring_size:
+            head -= self.ring_size
+        self.ev_head = head
+        self.ev_count -= count
+        self.rto = self.resend_us
+
+    def _start_resend(self, age: int) -> None:
+        """A pass over every unacknowledged event that was last sent ``age`` µs ago
+        or longer (0: all of them), oldest first, a few per round (:meth:`_resend`)."""
+        self.resend_next = self.oldest_unacked()
+        self.resend_stop = self.next_event
+        self.resend_age = age
+
+    def _resend(self, now: int) -> None:
+        """Go on with the resend pass: at most ``resend_batch`` frames and
+        :data:`RESEND_SCAN` slots this round, so the round stays short."""
+        count = self.ev_count
+        oldest = self.next_event - count
+        event = self.resend_next
+        if event < oldest:
+            event = oldest  # acked or dropped since the pass began
+        stop = self.resend_stop
+        size = self.ring_size
+        slot = self.ev_head + (event - oldest)
+        if slot >= size:
+            slot -= size
+        diff = self.diff
+        need = self.resend_age
+        sent = 0
+        scanned = 0
+        while event < stop and sent < self.resend_batch and scanned < RESEND_SCAN:
+            age = diff(now, self.ev_sent[slot])
+            # (A negative age: sent more than half the counter's period ago.)
+            if age < 0 or age >= need:
+                self._send_slot(event, slot, FLAG_RESENT)
+                self.ev_sent[slot] = now
+                self.resends += 1
+                sent += 1
+            event += 1
+            scanned += 1
+            slot += 1
+            if slot == size:
+                slot = 0
+        self.resend_next = event if event < stop else 0
 
     # -- input -------------------------------------------------------------------
 
@@ -538,15 +944,24 @@ class Device:
         if self.pulse_edges[button]:
             self.pulse_edges[button] -= 1
             flags |= FLAG_TEST
-        entry = [self.next_event, T_PRESS if pressed else T_RELEASE, button, flags, ticks]
-        self.next_event += 1
-        if len(self.unacked) >= self.ring_size:
-            self.unacked.pop(0)
+        size = self.ring_size
+        if self.ev_count >= size:
+            # Full: the oldest goes. The host learns it from oldest_unacked (and
+            # ``dropped``): it has that event already, or counts it lost.
+            self.ev_head = self.ev_head + 1 if self.ev_head + 1 < size else 0
+            self.ev_count -= 1
             self.dropped += 1
-        self.unacked.append(entry)
-        if self.resend_at is None:
-            self.resend_at = self.add(now, self.resend_us)
-        self._send_event(entry, 0)
+        slot = self.ev_head + self.ev_count
+        if slot >= size:
+            slot -= size
+        self.ev_ticks[slot] = ticks
+        self.ev_what[slot] = button | (0x40 if pressed else 0)
+        self.ev_flags[slot] = flags
+        self.ev_sent[slot] = now
+        self.ev_count += 1
+        event = self.next_event
+        self.next_event = event + 1
+        self._send_slot(event, slot, 0)
 
     def feed(self, data: bytes | bytearray, now: int) -> None:
         """Bytes from the host: decode and act on every good frame."""
@@ -564,15 +979,19 @@ class Device:
             self._send(T_PONG, bytes(payload) + struct.pack("<I", now))
         elif msg_type == T_ACK:
             acked = struct.unpack("<I", payload)[0]
-            unacked = self.unacked
-            while unacked and unacked[0][0] <= acked:
-                unacked.pop(0)
-            self.resend_at = self.add(now, self.resend_us) if unacked else None
+            freed = acked - self.oldest_unacked() + 1
+            if freed > 0:
+                self._free(freed)
         elif msg_type == T_HOST_HELLO:
             self.hello(now)
-            for entry in self.unacked:
-                self._send_event(entry, FLAG_RESENT)
-            self.resend_at = self.add(now, self.resend_us) if self.unacked else None
+            # The host drops whatever came before the HELLO: everything unacked
+            # goes again, oldest first. The first of it right behind the HELLO, in
+            # this round, so that the host holds the ring's oldest event before any
+            # heartbeat tells it where the ring starts; the rest over the next rounds.
+            self.rto = self.resend_us
+            if self.ev_count:
+                self._start_resend(0)
+                self._resend(now)
         elif msg_type == T_LAMP:
             lamp, mode, period_ms = struct.unpack("<BBH", payload)
             status = self._lamp(lamp, mode, period_ms, now)
@@ -625,15 +1044,27 @@ class Device:
         :meth:`poll` may send a heartbeat that says nothing older is still to
         come. Reading the tick after the drain would break that promise for
         an edge caught in between. Returns the tick used.
+
+        A raw change still hidden in a hold-off may yet be reported stamped
+        with its own (past) tick, and the edges after it wait in the ring
+        until it is, so the heartbeat is also kept below the earliest one
+        (:meth:`EdgeRing.hidden_before`). That is read right after the tick,
+        *before* the drain: an IRQ during or after the drain may settle a
+        hidden change and release edges stamped after it that this drain
+        then no longer hands on; read before, the cap stays below them. (An
+        IRQ before the read releases them before the drain, which sends them.)
         """
         now = ticks_us()
+        hidden = ring.hidden_before(now)
         while True:
             edge = ring.take()
             if edge is None:
                 break
             button, pressed, flags, ticks = edge
             self.edge(button, pressed, ticks, now, flags)
-        self.poll(now)
+        # The capture ring's lost edges go out in every heartbeat (never silent).
+        self.ring_overflows = ring.overflows
+        self.poll(now, hidden)
         return now
 
     def heartbeat_in(self, now: int) -> int:
@@ -653,20 +1084,40 @@ class Device:
             return self.heartbeat_us - self.heartbeat_slack_us
         return self.idle_heartbeat_us
 
-    def _heartbeat(self, now: int) -> None:
+    def _heartbeat(self, now: int, hidden: int | None = None) -> None:
         """Queue a heartbeat for a round whose edges were all handed on before ``now``.
 
-        Its ``ticks`` is ``now - 1``: every edge stamped at or before it has
-        been sent (see :meth:`service`).
+        Its ``ticks`` is ``min(now - 2, hidden - 1)``, wrap-safe: every edge
+        stamped at or before it has been sent (see :meth:`service`).
+
+        - ``now - 2``, not ``now - 1`` (:data:`CAPTURE_LAG_US`): the PIO takes
+          a sample and pushes its word up to ~1 µs later, so the word of a
+          sample stamped ``now - 1`` may not have been in the FIFO when the
+          round drained it at ``now``.
+        - ``hidden - 1``: ``hidden`` (:meth:`EdgeRing.hidden_before`) is the
+          earliest raw change still hidden in a hold-off, which may yet be
+          reported with that stamp.
+        - Never below the last heartbeat's (the host's watermark does not go
+          back): a lower cap repeats the previous value.
         """
+        ticks = self.add(now, -CAPTURE_LAG_US)
+        if hidden is not None:
+            cap = self.add(hidden, -1)
+            if self.diff(cap, ticks) < 0:
+                ticks = cap
+        sent = self.beat_ticks
+        if sent is not None and self.diff(ticks, sent) < 0:
+            ticks = sent
+        self.beat_ticks = ticks
         self._settle_beat()
         self.beat.build(
             self.tx_seq,
-            self.add(now, -1),
+            ticks,
             self.next_event,
             self.oldest_unacked(),
-            self.dropped & 0xFFFF,
-            self.reader.bad & 0xFFFF,
+            self.dropped,
+            self.reader.bad,
+            self.ring_overflows,
         )
         self.tx_seq = (self.tx_seq + 1) & 0xFFFF
         self.heartbeats += 1
@@ -676,33 +1127,47 @@ class Device:
         else:
             self.beat_pending = True
 
-    def poll(self, now: int) -> None:
+    def poll(self, now: int, hidden: int | None = None) -> None:
         """Timers: blink, test pulses, resend, heartbeat.
 
         ``now`` must have been read before the edge ring was last drained
-        (:meth:`service` does both in that order): the heartbeat reports it.
+        (:meth:`service` does both in that order): the heartbeat reports it,
+        less :data:`CAPTURE_LAG_US`, and below ``hidden`` if given (the
+        ring's earliest hidden change: :meth:`_heartbeat`).
         """
         diff = self.diff
-        for i in range(self.lamps):
+        # The two loops run only when there is something to do: each pass costs
+        # tens of µs per lamp on the Pico, and nearly every round has neither a
+        # blinking lamp nor a test pulse (max and count run in C; LAMP_BLINK is
+        # the highest mode).
+        blinking = self.lamps > 0 and max(self.lamp_mode) == LAMP_BLINK
+        for i in range(self.lamps) if blinking else ():
             if self.lamp_mode[i] == LAMP_BLINK and diff(now, self.lamp_next[i]) >= 0:
                 self._set_level(i, self.lamp_level[i] ^ 1)
                 nxt = self.add(self.lamp_next[i], self.lamp_half[i])
                 if diff(now, nxt) >= 0:  # fell behind (a long stall): restart the phase
                     nxt = self.add(now, self.lamp_half[i])
                 self.lamp_next[i] = nxt
-        for button in range(self.buttons):
+        pulsing = self.pulse_end.count(None) != self.buttons
+        for button in range(self.buttons) if pulsing else ():
             end = self.pulse_end[button]
             if end is not None and diff(now, end) >= 0:
                 self.pulse_end[button] = None
                 if self.on_pulse is not None:
                     self.on_pulse(button, False)
         host_alive = self._host_alive(now)
-        if self.resend_at is not None and diff(now, self.resend_at) >= 0:
-            # Resend only while the host is there; a HOST_HELLO resends the lot anyway.
-            if host_alive:
-                for entry in self.unacked:
-                    self._send_event(entry, FLAG_RESENT)
-            self.resend_at = self.add(now, self.resend_us) if self.unacked else None
+        # Resend only while the host is there; a HOST_HELLO resends the lot anyway.
+        if self.ev_count and host_alive:
+            if not self.resend_next:
+                age = diff(now, self.ev_sent[self.ev_head])
+                if age < 0 or age >= self.rto:
+                    # The oldest has waited its full time (lost on the wire, or
+                    # its ACK was): a pass over all that waited as long, and twice
+                    # the wait for the next one unless an ACK frees something.
+                    self._start_resend(self.rto)
+                    self.rto = min(self.rto * 2, self.resend_max_us)
+            if self.resend_next:
+                self._resend(now)
         last = self.last_heartbeat
         if last is None or diff(now, last) >= self._beat_period(now):
-            self._heartbeat(now)
+            self._heartbeat(now, hidden)

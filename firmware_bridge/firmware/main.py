@@ -1,31 +1,42 @@
 # mypy: ignore-errors
 """svoyak buzzer firmware for a Raspberry Pi Pico (RP2040) under MicroPython.
 
-Copy this file and ``logic.py`` to the Pico's file system (e.g. with
-``mpremote cp firmware_bridge/firmware/logic.py firmware_bridge/firmware/main.py :``);
-it runs at power-up. The wire protocol is in docs/wire-protocol.md.
+Copy this file and ``logic.py`` compiled to machine code (``logic.mpy``) to
+the Pico's file system (docs/wire-protocol.md, *Install*); it runs at
+power-up. The wire protocol is in docs/wire-protocol.md.
 
 Only hardware glue lives here; the logic (framing, CRC, the edge ring, the
-event numbering and resend, lamps, test pulses) is in ``logic.py``, which the
-host's tests run under CPython and under MicroPython. mypy skips this file:
-``machine`` and ``micropython`` exist only on the device.
+event numbering and resend, lamps, test pulses, the capture words) is in
+``logic.py``, which the host's tests run under CPython and under MicroPython.
+mypy skips this file: ``machine``, ``rp2`` and ``micropython`` exist only on
+the device. The chip model (``firmware_bridge/chip``) runs this very file on
+real MicroPython in an emulated RP2040.
 
-- Each button pin is an input with the internal pull-up (a button shorts it
-  to ground: active low) and a *hard* IRQ on both edges. The handler reads
-  ``time.ticks_us()`` first, then hands button and tick to
-  ``EdgeRing.put`` (preallocated arrays; no allocation, as a hard IRQ
-  requires).
-- The main loop never sleeps: it reads what the host sent (``select.poll`` on
-  stdin, so a read never blocks) and answers, then ``Device.service`` reads
-  the tick, drains the ring into PRESS/RELEASE frames and sends a HEARTBEAT
-  (at least every millisecond while the host is there) that promises the
-  host nothing stamped at or before its tick is still to come; the frames go
-  to USB CDC (``sys.stdout.buffer``), which ignores the baud rate, so 1 kHz
-  of 24-byte heartbeats is a small part of a full-speed link.
+**Stamps that never favour a pin.** One PIO state machine samples all button
+inputs at once, every 1 µs exactly, against its own free-running counter
+(:func:`capture`). On any change it pushes one word: the counter's low 22
+bits and the 8 levels. So two presses in the same microsecond get the same
+stamp (a tie, settled on the host by the journaled draw) and presses 2 µs or
+more apart keep their true order, whatever their pin numbers, whatever the
+CPU is doing: interrupts off, a garbage collection, a USB write that waits
+for the host. The counter runs from the system clock, the timer from the
+same crystal, so the stamp ``base + loops`` is ``time.ticks_us()`` at the
+sample (``base`` is measured when the machine starts). A hard IRQ raised by
+the PIO program moves the words from the 4-word FIFO into the edge ring
+(``logic.EdgeRing.sample``); the main loop drains it too, with IRQs off,
+right after reading the tick its heartbeat reports (see ``now_and_drain``).
+
+**Surviving the night.** A watchdog resets the chip if the main loop stops
+for ``WATCHDOG_MS``; an exception in a round is counted and the loop goes on
+(``MAX_FAULTS`` in a row reset the chip: the host sees a new boot id and
+resends nothing it had not acknowledged); the collector, 5-10 ms a run,
+runs at a quiet moment rather than when the heap happens to fill.
+
 - ``micropython.kbd_intr(-1)``: a 0x03 byte inside a frame must not raise
   KeyboardInterrupt. To get the REPL back, hold button 1 while plugging in.
 """
 
+import gc
 import select
 import sys
 import time
@@ -33,11 +44,13 @@ import time
 import logic
 import machine
 import micropython
+import rp2
 from machine import Pin
 
-# The pin map (GPIO numbers). Buttons GP2..GP9, lamps GP10..GP17: adjust to the wiring.
-BUTTON_PINS = (2, 3, 4, 5, 6, 7, 8, 9)
-LAMP_PINS = (10, 11, 12, 13, 14, 15, 16, 17)
+# The pin map lives in logic.py (the chip model drives the same pins): buttons
+# GP2..GP9 must be consecutive (one PIO `in` reads them all), lamps GP10..GP17.
+BUTTON_PINS = logic.BUTTON_PINS
+LAMP_PINS = logic.LAMP_PINS
 #: A contact's bounce is a few ms; the first edge counts, the next ones of that
 #: button within this are ignored.
 HOLDOFF_US = 10_000
@@ -47,6 +60,154 @@ RING_SIZE = 64
 #: heartbeat goes out once HEARTBEAT_US - HEARTBEAT_SLACK_US have passed.
 HEARTBEAT_US = 1_000
 HEARTBEAT_SLACK_US = 250
+#: The PIO capture loop: CAPTURE_CYCLES instructions' worth of cycles per
+#: sample at CAPTURE_CYCLES MHz, i.e. exactly one sample per microsecond.
+CAPTURE_CYCLES = 25
+#: Bytes from the host read per main-loop round (an ACK is 10 on the wire).
+MAX_INPUT_PER_ROUND = 32
+#: The main loop must come round within this, or the watchdog resets the chip.
+WATCHDOG_MS = 2_000
+#: Exceptions in consecutive rounds before the firmware gives up and resets.
+MAX_FAULTS = 50
+#: A collection takes ~10 ms on the RP2040 whatever the garbage (it sweeps
+#: the whole heap: bench/chip_firmware.py), so it runs only when needed and at
+#: a quiet moment. Idle rounds allocate nothing (the heartbeat is built in
+#: place); events do (their frames), so it runs once GC_EVENTS events went out
+#: since the last one and none awaits its ACK. The automatic collection (after
+#: GC_SAFETY_BYTES allocated) is the safety net. The stamps never wait for a
+#: collection (the PIO stamps, a hard IRQ files), only the frames do, by at
+#: most one collection. (Not ``gc.mem_free()``: it scans the heap, ~10 ms.)
+GC_EVENTS = 64
+GC_SAFETY_BYTES = 64_000
+
+
+@rp2.asm_pio(in_shiftdir=rp2.PIO.SHIFT_LEFT, fifo_join=rp2.PIO.JOIN_RX)
+def capture():
+    # X: the last sample; Y: a down-counter, one step per loop; OSR: Y's copy.
+    # Both paths take 25 cycles and sample the pins on the 3rd, so the samples
+    # are exactly one loop apart and the counter counts them.
+    wrap_target()
+    label("loop")
+    mov(osr, y)
+    mov(isr, null)
+    in_(pins, 8)
+    mov(y, isr)
+    jmp(x_not_y, "changed")
+    mov(y, osr)
+    jmp(y_dec, "loop")[18]
+    wrap()
+    label("changed")
+    mov(x, y)
+    mov(isr, null)
+    in_(osr, 22)
+    in_(x, 8)
+    push(noblock)
+    irq(rel(0))
+    mov(y, osr)
+    jmp(y_dec, "loop")[12]
+    jmp("loop")  # Y passed 0: once every 2**32 loops, a cycle late
+
+
+@micropython.viper
+def seal_frame(raw, wire, table):
+    """CRC-16/CCITT-FALSE and COBS of a short frame, in machine code.
+
+    The same bytes as ``logic.HeartbeatFrame.build``'s Python loops (which a
+    test holds it against), about a hundred times faster: those loops took
+    ~2 ms per heartbeat on the RP2040, longer than the heartbeat's period.
+    ``raw`` holds the frame with two bytes left for the CRC; ``wire`` gets
+    COBS(raw) and the delimiter (a frame this short has no 254-byte block).
+    """
+    src = ptr8(raw)
+    dst = ptr8(wire)
+    crc_table = ptr16(table)
+    n = int(len(raw))  # noqa: RUF046 (viper: the cast makes it a machine int)
+    end = n - 2
+    crc = 0xFFFF
+    i = 0
+    while i < end:
+        crc = ((crc << 8) & 0xFF00) ^ crc_table[((crc >> 8) ^ src[i]) & 0xFF]
+        i += 1
+    src[end] = crc >> 8
+    src[end + 1] = crc & 0xFF
+    code_at = 0
+    code = 1
+    j = 1
+    i = 0
+    while i < n:
+        byte = src[i]
+        if byte == 0:
+            dst[code_at] = code
+            code_at = j
+            code = 1
+        else:
+            dst[j] = byte
+            code += 1
+        j += 1
+        i += 1
+    dst[code_at] = code
+    dst[j] = 0
+
+
+@micropython.viper
+def crc_fast(data, n: int, table) -> int:
+    """logic.crc16 in machine code (CRC-16/CCITT-FALSE from its table)."""
+    src = ptr8(data)
+    crc_table = ptr16(table)
+    crc = 0xFFFF
+    i = 0
+    while i < n:
+        crc = ((crc << 8) & 0xFF00) ^ crc_table[((crc >> 8) ^ src[i]) & 0xFF]
+        i += 1
+    return crc
+
+
+@micropython.viper
+def cobs_fast(data, n: int, out) -> int:
+    """logic.cobs_encode into ``out`` in machine code; returns the length written."""
+    src = ptr8(data)
+    dst = ptr8(out)
+    code_at = 0
+    code = 1
+    j = 1
+    i = 0
+    while i < n:
+        byte = src[i]
+        if byte == 0:
+            dst[code_at] = code
+            code_at = j
+            j += 1
+            code = 1
+        else:
+            dst[j] = byte
+            j += 1
+            code += 1
+            if code == 0xFF:
+                dst[code_at] = code
+                code_at = j
+                j += 1
+                code = 1
+        i += 1
+    dst[code_at] = code
+    return j
+
+
+@micropython.viper
+def start_and_read_tick() -> int:
+    """Start PIO0's state machine 0, then read ``ticks_us``: loop 0's tick.
+
+    Two register accesses a few instructions apart (``sm.active(1)`` and a
+    ``time.ticks_us()`` call are tens of µs apart on a slow CPU, and the
+    gap would be an offset of every stamp). Read after the start, never
+    before: a stamp may be late by those few instructions, never early, and
+    an early one could fall behind a heartbeat already sent
+    (``logic.CAPTURE_LAG_US``). ``ticks_us`` is the timer's low bits.
+    """
+    ctrl_set = ptr32(0x50202000)  # PIO0 CTRL, atomic bit-set alias: SM_ENABLE bit 0
+    timer = ptr32(0x40054028)  # TIMER TIMERAWL
+    ctrl_set[0] = 1
+    tick = timer[0]
+    return tick & 0x3FFFFFFF
 
 
 def board_id():
@@ -73,6 +234,62 @@ def host_waiting(poller):
     return False
 
 
+def start_capture(first_pin, count):
+    """Start the capture state machine; returns it and the tick of its loop 0.
+
+    X starts as "all released", so a button already held at power-up is
+    reported by the very first sample. The start tick is read a few
+    instructions after the start (:func:`start_and_read_tick`).
+    """
+    sm = rp2.StateMachine(0, capture, freq=CAPTURE_CYCLES * 1_000_000, in_base=Pin(first_pin))
+    sm.put((1 << count) - 1)
+    sm.exec("pull()")
+    sm.exec("mov(x, osr)")
+    sm.exec("set(y, 0)")
+    return sm, start_and_read_tick()
+
+
+class Capture:
+    """Moves the PIO's words into the edge ring: from its hard IRQ, and from the main loop.
+
+    A class, not closures: MicroPython allocates on the heap to call a closure
+    over more than a few variables, and a hard IRQ may not allocate (the
+    first such call raised MemoryError and disabled the handler for good).
+    Attribute reads and a bound method allocate nothing.
+    """
+
+    def __init__(self, sm, base, ring, mask):
+        self.rx_level = sm.rx_fifo
+        self.take_word = sm.get
+        self.base = base
+        self.ring = ring
+        self.sample = ring.sample
+        self.mask = mask
+        self.stamp = logic.capture_stamp
+        self.ticks_us = time.ticks_us
+        self.disable_irq = machine.disable_irq
+        self.enable_irq = machine.enable_irq
+
+    def drain(self, _sm=None):
+        # Hard IRQ (and the main loop, IRQs off): no allocation here. The
+        # sample's bits are levels (1 = high = released); the ring wants pressed.
+        now = self.ticks_us()
+        while self.rx_level():
+            word = self.take_word()
+            self.sample(~word & self.mask, self.stamp(word, now, self.base))
+
+    def now_and_drain(self):
+        # The tick the heartbeat will report, then every word sampled before it:
+        # the heartbeat's promise ("nothing stamped earlier is still to come")
+        # holds even when the PIO's IRQ has not run yet.
+        state = self.disable_irq()
+        now = self.ticks_us()
+        self.drain()
+        self.ring.housekeep(now)
+        self.enable_irq(state)
+        return now
+
+
 def main():
     micropython.alloc_emergency_exception_buf(128)
     buttons = [Pin(n, Pin.IN, Pin.PULL_UP) for n in BUTTON_PINS]
@@ -80,14 +297,14 @@ def main():
     if buttons[0].value() == 0:
         return  # button 1 held at power-up: stay at the REPL
     lamps = [Pin(n, Pin.OUT, value=0) for n in LAMP_PINS]
-    ring = logic.EdgeRing(len(buttons), RING_SIZE, HOLDOFF_US, time.ticks_diff)
+    count = len(buttons)
+    mask = (1 << count) - 1
+    ring = logic.EdgeRing(count, RING_SIZE, HOLDOFF_US, time.ticks_diff)
     ticks_us = time.ticks_us
-
-    def make_handler(index):
-        def handler(pin):
-            ring.put(index, ticks_us())
-
-        return handler
+    sm, base = start_capture(BUTTON_PINS[0], count)
+    capture = Capture(sm, base, ring, mask)
+    sm.irq(capture.drain, hard=True)
+    now_and_drain = capture.now_and_drain
 
     def on_lamp(index, level):
         lamps[index].value(level)
@@ -95,15 +312,14 @@ def main():
     def on_pulse(index, active):
         # The test pulse drives the input low from inside (as the button would):
         # an active-low button only ever shorts to ground, so driving low is safe.
-        # The pin's input path and IRQ stay as they are, so the pulse's edges are
-        # stamped by the same hard IRQ as a real press.
+        # The PIO samples the pad, so the pulse's edges are stamped as a press's.
         if active:
             buttons[index].init(Pin.OUT, value=0)
         else:
             buttons[index].init(Pin.IN, Pin.PULL_UP)
 
     device = logic.Device(
-        len(buttons),
+        count,
         len(lamps),
         board_id(),
         boot_id(),
@@ -115,34 +331,39 @@ def main():
         diff=time.ticks_diff,
         add=time.ticks_add,
     )
-    for index, pin in enumerate(buttons):
-        pin.irq(make_handler(index), Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
 
+    device.beat.seal = seal_frame
+    logic.accelerate(crc_fast, cobs_fast)
     micropython.kbd_intr(-1)
     stdin = sys.stdin.buffer
     stdout = sys.stdout.buffer
     poller = select.poll()
     poller.register(sys.stdin, select.POLLIN)
-    levels = bytearray(len(buttons))
-    count = len(buttons)
+    wdt = machine.WDT(timeout=WATCHDOG_MS)
+    gc.collect()
+    gc.threshold(GC_SAFETY_BYTES)
+    collected_at = device.next_event
+    faults = 0
     device.hello(ticks_us())
     while True:
-        for index in range(count):  # (no enumerate: no garbage per round)
-            # A pin driven by a test pulse reads low: it is pressed on purpose.
-            levels[index] = 1 - buttons[index].value()
-        state = machine.disable_irq()
-        # The tick is read with IRQs off: a reconciled edge is then stamped after
-        # every edge already in the ring and before any still to come, so the
-        # ring's stamps never go backwards (the host's watermark relies on it).
-        ring.housekeep(ticks_us(), levels)
-        machine.enable_irq(state)
-        while host_waiting(poller):
-            device.feed(stdin.read(1), ticks_us())
-        # Reads the tick, then drains the ring, then may send the heartbeat: in
-        # that order, or an edge caught in between would come after a heartbeat
-        # that said nothing so old was still to come.
-        device.service(ring, ticks_us)
-        device.write_output(stdout.write)
+        wdt.feed()
+        try:
+            # What the host sent, a bounded number of bytes per round: a flood
+            # must not hold the heartbeat (or the watchdog) off.
+            for _ in range(MAX_INPUT_PER_ROUND):
+                if not host_waiting(poller):
+                    break
+                device.feed(stdin.read(1), ticks_us())
+            device.service(ring, now_and_drain)
+            device.write_output(stdout.write)
+            if not device.ev_count and device.next_event - collected_at >= GC_EVENTS:
+                gc.collect()
+                collected_at = device.next_event
+            faults = 0
+        except Exception:  # a bad round must not end the night
+            faults += 1
+            if faults >= MAX_FAULTS:
+                machine.reset()
 
 
 main()

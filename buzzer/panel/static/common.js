@@ -212,6 +212,9 @@ const Svoyak = (() => {
     const key = alert.kind === "source" && alert.why ? "alert.source." + alert.why : "alert." + alert.kind;
     return t(key, {
       ms: alert.ms === undefined ? "" : String(alert.ms),
+      count: alert.count === undefined ? "" : String(alert.count),
+      button: alert.button === undefined ? "" : String(alert.button),
+      seats: alert.seats === undefined ? "" : String(alert.seats),
       name: playerName(snapshot, alert.seat),
       source: alert.source || "",
       detail: alert.detail || "",

