@@ -115,7 +115,7 @@ def test_latency_every_press_comes_back_with_its_figures(
         assert figures[0] <= figures[1] <= figures[2] <= figures[3], button
         # The PIO stamps the edge's own microsecond: the firmware adds nothing
         # but the 1 µs sample and the integer µs of ticks_us (either way).
-        assert -1.0 <= figures[0] and figures[3] <= 5.0, button
+        assert figures[0] >= -1.0 and figures[3] <= 5.0, button
         assert button["jitter_us"] is not None and button["jitter_us"] >= 0
 
 
