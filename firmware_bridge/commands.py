@@ -170,9 +170,10 @@ def _emulate_chip(args: argparse.Namespace, presses: list[tuple[int, float]]) ->
     # Pico 5 s to answer. So the port is printed once the firmware has spoken
     # (its HELLO at boot), as a Pico plugged in before the host starts would
     # have; the link asks for a fresh HELLO when it connects.
-    if not chip.read(timeout=60):
-        reason = "; ".join(chip.errors) or "no frame within 60 s of USB coming up"
-        print(f"svoyak emulate --chip: the firmware did not start: {reason}", file=sys.stderr)
+    try:
+        chip.wait_firmware(60)
+    except ChipModelError as exc:
+        print(f"svoyak emulate --chip: {exc}", file=sys.stderr)
         chip.stop()
         return 1
     folder = tempfile.mkdtemp(prefix="svoyak-chip-")

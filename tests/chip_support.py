@@ -45,6 +45,8 @@ class ChipHost:
         for frame in self.decoder.feed(data):
             message = frame.message
             if isinstance(message, protocol.Hello):
+                if self.hellos and self.hellos[-1].boot_id != message.boot_id:
+                    self.seen_events.clear()  # a new boot numbers its events from 1
                 self.hellos.append(message)
             elif isinstance(message, protocol.Press | protocol.Release):
                 if message.event not in self.seen_events:

@@ -79,6 +79,16 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "does not answer within 5 s is an error (exit status 2)",
     )
     run.add_argument(
+        "--wait-bound-ms",
+        type=float,
+        default=None,
+        metavar="MS",
+        help="how long a decision may wait for an input source's watermark (default 100); "
+        "a source further behind is a fault, and presses it delivers later are late. Raise "
+        "it only for a slow source: the chip model (`svoyak emulate --chip`) runs the "
+        "Pico's CPU several times slower than a Pico",
+    )
+    run.add_argument(
         "--resume",
         action="store_true",
         help="go on with the game in --journal, or with the latest journaled game "
@@ -273,7 +283,7 @@ def _serve(
         advertiser = PanelAdvertiser(port, lan).start()
         cleanup.callback(advertiser.close)
 
-    runtime = Runtime(controller)
+    runtime = Runtime(controller, **_wait_bound(args))
     cleanup.callback(runtime.stop)
     # The simulated buttons only when no real ones are attached: with GPIO or a Pico
     # /api/simulate/* is not served (404), a press comes from a real button only.
@@ -530,6 +540,17 @@ def _package_texts(store: Any, args: argparse.Namespace, players: tuple[str, ...
         header = next(iter(store.lines()))
         return PackageTexts.from_header(header, store.path.resolve().parent)
     return PackageTexts.from_header(json.dumps(_header(args, players)), None)
+
+
+def _wait_bound(args: argparse.Namespace) -> dict[str, int]:
+    """``Runtime``'s ``wait_bound_ns`` from ``--wait-bound-ms`` (none given: its default)."""
+    ms = getattr(args, "wait_bound_ms", None)
+    if ms is None:
+        return {}
+    if ms <= 0:
+        print("svoyak run: --wait-bound-ms must be positive", file=sys.stderr)
+        raise SystemExit(2)
+    return {"wait_bound_ns": round(ms * 1_000_000)}
 
 
 def _real_buttons(args: argparse.Namespace) -> bool:

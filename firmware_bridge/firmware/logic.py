@@ -668,6 +668,11 @@ class EdgeRing:
     def overflows(self) -> int:
         return self.idx[_OVERFLOWS]
 
+    def lost(self) -> None:
+        """Count samples lost before they reached the ring (the capture FIFO was
+        full: main.py reads the PIO's RXSTALL flag). From the hard IRQ: no allocation."""
+        self.idx[_OVERFLOWS] += 1
+
     def holding(self, button: int) -> bool:
         """True while ``button`` is held off (for tests and the emulator)."""
         return bool(self.idx[_HOLDING] & (1 << button))

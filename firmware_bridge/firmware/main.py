@@ -210,6 +210,21 @@ def start_and_read_tick() -> int:
     return tick & 0x3FFFFFFF
 
 
+@micropython.viper
+def fifo_overflowed() -> int:
+    """1 if the capture machine had to drop a word (its RX FIFO was full), and clear it.
+
+    PIO0's FDEBUG.RXSTALL for state machine 0 is set by a non-blocking push
+    to a full FIFO, which drops the word: a change of some button's level
+    that never reached the ring. It must be counted, never silent.
+    """
+    fdebug = ptr32(0x50200008)  # PIO0 FDEBUG; RXSTALL of SM0 is bit 0, write 1 to clear
+    if fdebug[0] & 1:
+        fdebug[0] = 1
+        return 1
+    return 0
+
+
 def board_id():
     try:
         return machine.unique_id()
@@ -277,6 +292,8 @@ class Capture:
         while self.rx_level():
             word = self.take_word()
             self.sample(~word & self.mask, self.stamp(word, now, self.base))
+        if fifo_overflowed():
+            self.ring.lost()
 
     def now_and_drain(self):
         # The tick the heartbeat will report, then every word sampled before it:
