@@ -116,7 +116,7 @@ def main() -> int:
     centre = statistics.median(host_err)
     spread = [abs(x - centre) for x in host_err]
     print(f"presses commanded {commanded}, mapped {len(events)}, crossed the wrap: {crossed}")
-    print(f"crystal as the host saw it: {(b - 1) * 1e6:+.1f} ppm (asked {args.drift_ppm:+.1f})")
+    print(f"crystal as the host saw it: {(1 / b - 1) * 1e6:+.1f} ppm (asked {args.drift_ppm:+.1f})")
     print(
         f"device stamp - true tick (µs): median {statistics.median(device_err):.1f}, "
         f"min {min(device_err)}, max {max(device_err)}"
