@@ -26,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.chip_clock import quantile
 from firmware_bridge import protocol
 from firmware_bridge.chip import ChipModel
 from firmware_bridge.chip.model import firmware_files
@@ -42,11 +43,6 @@ for k in range(5):
     print("GC", d, gc.mem_alloc(), gc.mem_free())
     junk = [bytearray(16) for _ in range(400)]
 """
-
-
-def quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def summary(values: list[float]) -> str:

@@ -49,7 +49,6 @@ import math
 import multiprocessing
 import os
 import platform
-import statistics
 import sys
 import tempfile
 import threading
@@ -60,6 +59,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout's code
 
+from bench.pico import summary  # noqa: E402  (one way to sum up a latency sample)
 from buzzer.arbiter.decisions import Decision, Ignored, Recognized, Tie  # noqa: E402
 from buzzer.arbiter.events import Judge, ReadingEnd, ReadingStart, Select, Timeout  # noqa: E402
 from buzzer.journal.store import JournalStore  # noqa: E402
@@ -442,22 +442,6 @@ def analyse(
         "winner_edge_to_lamp_on": summary(to_lamp),
         "link": stats,
         "chip": {"errors": logs["errors"], "resets": logs["resets"]},
-    }
-
-
-def summary(samples: list[int]) -> dict[str, float] | None:
-    if not samples:
-        return None
-    ordered = sorted(samples)
-
-    def rank(q: float) -> int:
-        return ordered[min(len(ordered) - 1, max(0, math.ceil(len(ordered) * q) - 1))]
-
-    return {
-        "n": len(ordered),
-        "median_ms": round(statistics.median(ordered) / MS, 3),
-        "p99_ms": round(rank(0.99) / MS, 3),
-        "max_ms": round(ordered[-1] / MS, 3),
     }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 
@@ -78,9 +79,7 @@ def _parse_press(text: str, buttons: int) -> tuple[int, float]:
 
 def _cmd_emulate(args: argparse.Namespace) -> int:
     import os
-    import random
     import sys
-    import time
 
     from firmware_bridge.emulator import Emulator
 
@@ -114,32 +113,55 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
             "connect the host with that path as its serial URL; Ctrl-C stops",
             flush=True,
         )
-        rng = random.Random(args.seed)
-        deadline = None if args.duration is None else time.monotonic() + args.duration
-        shown = 0
-        next_random = time.monotonic()
-        try:
-            while deadline is None or time.monotonic() < deadline:
-                time.sleep(0.02)
-                log = emulator.lamp_log
-                for _, lamp, level in log[shown:]:
-                    print(f"  lamp {lamp + 1} {'on' if level else 'off'}", flush=True)
-                shown = len(log)
-                if args.random_presses > 0 and time.monotonic() >= next_random:
-                    emulator.click(rng.randrange(args.buttons), emulator.now_us() + 1_000, hold)
-                    next_random += rng.expovariate(args.random_presses)
-        except KeyboardInterrupt:
-            pass
+        return _watch(
+            args,
+            lambda: [(lamp + 1, bool(level)) for _, lamp, level in emulator.lamp_log],
+            lambda button: emulator.click(button, emulator.now_us() + 1_000, hold),
+        )
+
+
+def _watch(
+    args: argparse.Namespace,
+    lamps: Callable[[], list[tuple[int, bool]]],
+    press: Callable[[int], object],
+    stopped: Callable[[], str | None] = lambda: None,
+) -> int:
+    """The foreground of ``svoyak emulate`` (both kinds): print each lamp change
+    (``lamps()``: every (lamp, on) so far), make the ``--random-presses``, until
+    ``--duration`` or Ctrl-C; 1 if the device stopped (``stopped()`` says why)."""
+    import random
+    import sys
+    import time
+
+    rng = random.Random(args.seed)
+    deadline = None if args.duration is None else time.monotonic() + args.duration
+    shown = 0
+    next_random = time.monotonic()
+    try:
+        while deadline is None or time.monotonic() < deadline:
+            time.sleep(0.02)
+            log = lamps()
+            for lamp, on in log[shown:]:
+                if lamp <= args.lamps:
+                    print(f"  lamp {lamp} {'on' if on else 'off'}", flush=True)
+            shown = len(log)
+            if args.random_presses > 0 and time.monotonic() >= next_random:
+                press(rng.randrange(args.buttons))
+                next_random += rng.expovariate(args.random_presses)
+            reason = stopped()
+            if reason is not None:
+                print(f"svoyak emulate: the emulator stopped: {reason}", file=sys.stderr)
+                return 1
+    except KeyboardInterrupt:
+        pass
     return 0
 
 
 def _emulate_chip(args: argparse.Namespace, presses: list[tuple[int, float]]) -> int:
     """``svoyak emulate --chip``: the same options, backed by the chip model."""
     import os
-    import random
     import sys
     import tempfile
-    import time
 
     from firmware_bridge.chip import ChipModel, ChipModelError
     from firmware_bridge.firmware import logic
@@ -197,34 +219,17 @@ def _emulate_chip(args: argparse.Namespace, presses: list[tuple[int, float]]) ->
             flush=True,
         )
         lamp_index = {pin: i for i, pin in enumerate(chip.lamp_pins)}
-        rng = random.Random(args.seed)
-        deadline = None if args.duration is None else time.monotonic() + args.duration
-        shown = 0
-        next_random = time.monotonic()
-        try:
-            while deadline is None or time.monotonic() < deadline:
-                time.sleep(0.02)
-                log = chip.pin_log
-                for pin, state, _ns, _wall in log[shown:]:
-                    lamp = lamp_index[pin] + 1
-                    if lamp <= args.lamps:
-                        print(f"  lamp {lamp} {'on' if state == 1 else 'off'}", flush=True)
-                shown = len(log)
-                if args.random_presses > 0 and time.monotonic() >= next_random:
-                    chip.press_after({rng.randrange(args.buttons): 1_000}, hold_ns / 1000)
-                    next_random += rng.expovariate(args.random_presses)
-                if not chip.running:
-                    reason = "; ".join(chip.errors) or "no reason given"
-                    print(f"svoyak emulate --chip: the emulator stopped: {reason}", file=sys.stderr)
-                    return 1
-        except KeyboardInterrupt:
-            pass
+        return _watch(
+            args,
+            lambda: [(lamp_index[pin] + 1, state == 1) for pin, state, _, _ in chip.pin_log],
+            lambda button: chip.press_after({button: 1_000}, hold_ns / 1000),
+            lambda: None if chip.running else ("; ".join(chip.errors) or "no reason given"),
+        )
     finally:
         chip.stop()
         with contextlib.suppress(OSError):
             os.unlink(path)
             os.rmdir(folder)
-    return 0
 
 
 __all__ = ["add_commands"]

@@ -41,28 +41,11 @@ from buzzer.replay import replay_lines
 from firmware_bridge.chip import ChipModel
 from firmware_bridge.chip.model import AppliedEdge
 from tests.test_panel_cli import served
+from tests.test_run_crash_resume import PACKAGE
 
 RUN = ["--headless", "--host", "127.0.0.1", "--port", "0"]
 PIN = "2718"
 PLAYERS = "Аня,Борис,Вера"
-PACKAGE = {
-    "name": "Чип",
-    "rounds": [
-        {
-            "name": "Раунд",
-            "themes": [
-                {
-                    "name": "Реки",
-                    "questions": [
-                        {"price": 10, "text": "Самая длинная река Европы?", "answer": "Волга"},
-                        {"price": 20, "text": "На какой реке стоит Омск?", "answer": "Иртыш"},
-                        {"price": 30, "text": "Куда впадает Кама?", "answer": "В Волгу"},
-                    ],
-                }
-            ],
-        }
-    ],
-}
 #: How long a scripted press is held: past the firmware's 10 ms hold-off, so
 #: the release is reported too (and a button is free again soon after).
 HOLD_US = 20_000
