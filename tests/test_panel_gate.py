@@ -390,3 +390,47 @@ def test_whatever_the_host_taps_the_journal_replays(
         replays(store, table.controller)
     finally:
         store.close()
+
+
+def test_a_command_followed_by_a_tick_in_one_batch_still_updates_the_hosts_log() -> None:
+    """A replaced final stake changes nothing a viewer sees, but the host's
+    command log (where the panel reads the accepted stake) must go out in full,
+    even when the runtime's batch put a tick after the command (it does when a
+    deadline fell due): the update covers the whole batch, not its last input."""
+    from buzzer.arbiter.events import FinalStake, Tick
+
+    header = {
+        "rules": "championship-2003",
+        "players": ["А", "Б", "В"],
+        "chooser": 1,
+        "board": {"rounds": [{"name": "Раунд", "themes": 1, "prices": [10]}]},
+        "final_themes": 2,
+    }
+    table = Table(header)
+    table.ok({"type": "correction", "seat": 1, "delta": 100, "reason": "test"})
+    table.ok({"type": "correction", "seat": 2, "delta": 100, "reason": "test"})
+    table.ok({"type": "select", "theme": 1, "price": 10})
+    table.ok({"type": "timeout"})
+    table.ok({"type": "final_remove", "theme": 2})
+    table.ok({"type": "final_stake", "seat": 1, "amount": 70})
+    sent: list[tuple[str, str]] = []
+    hub = table.hub
+    original = hub._dispatch
+
+    def spy(viewer: str, host: str) -> None:
+        sent.append((viewer, host))
+        original(viewer, host)
+
+    hub._dispatch = spy  # type: ignore[method-assign]
+    now = table.clock.ns
+    results, _ = table.controller.apply_batch(
+        [(FinalStake(now, 1, 40), True), (Tick(now + 1), False)]
+    )
+    assert results[0].line is not None
+    assert len(sent) == 1
+    message = json.loads(sent[0][1])
+    assert message["type"] == "update"
+    stakes = [c for c in message["panel"]["commands"] if c["type"] == "final_stake"]
+    assert [(c["seat"], c["amount"]) for c in stakes] == [(1, 40), (1, 70)]
+    # The viewer's copy never carries the log (it holds the hidden stakes).
+    assert "commands" not in json.loads(sent[0][0])["panel"]

@@ -182,6 +182,10 @@ class PanelHub:
         #: the core's undone lines when the last full update went out (an undo that
         #: changed nothing visible still changes the host's command log)
         self._last_undone: frozenset[int] = frozenset()
+        #: the core's history (as a list object) and how much of it the last
+        #: update had looked at: a new core (a resumed or new game) starts afresh
+        self._history_list: list[Any] | None = None
+        self._history_seen = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self._connections: set[Connection] = set()
@@ -197,6 +201,8 @@ class PanelHub:
             first = controller.snapshot()
             self._remember(first)
             self._last_visible = {k: v for k, v in first.items() if k not in ("version", "now")}
+            self._history_list = controller.core.history
+            self._history_seen = len(self._history_list)
             controller.subscribe(self.on_update)
 
     # -- the event loop --------------------------------------------------------
@@ -412,9 +418,16 @@ class PanelHub:
         visible = {k: v for k, v in snapshot.items() if k not in ("version", "now")}
         # A host command that changes nothing visible (a final stake replaced, or
         # undone) still changes the host's command log: it goes out in full.
+        # One update may cover a whole batch (a command, then the tick that
+        # followed it): every input since the last update is looked at, not only
+        # the newest one.
         core = self.controller.core
         history = core.history
-        logged = bool(history) and isinstance(history[-1], HOST_COMMANDS)
+        with self._lock:
+            start = self._history_seen if history is self._history_list else 0
+            end = len(history)
+            self._history_list, self._history_seen = history, end
+        logged = any(isinstance(history[i], HOST_COMMANDS) for i in range(start, end))
         logged = logged or core.undone != self._last_undone
         self._last_undone = core.undone
         if not decisions and not logged:

@@ -651,6 +651,12 @@
 
   const editingStakes = new Set(); // finalists whose accepted stake the host is changing
 
+  /* After a stake was accepted: the state push may have come before the reply,
+     so the row is redrawn here (the stage key holds the editing set). */
+  function closeStakeEditor(seat) {
+    if (editingStakes.delete(seat)) renderStage();
+  }
+
   function redrawStage() {
     lastStageKey = "";
     renderStage();
@@ -698,14 +704,14 @@
         if (!check()) return;
         const value = Number(amount.input.value);
         if (!confirmed(value)) return;
-        if (await send({ type: "final_stake", seat, amount: value }, e.currentTarget)) editingStakes.delete(seat);
+        if (await send({ type: "final_stake", seat, amount: value }, e.currentTarget)) closeStakeEditor(seat);
       },
     }, t("final.stake"));
     const none = el("button", {
       type: "button", class: "big secondary", id: "stake-none-" + seat,
       onclick: async (e) => {
         if (!confirmed(null)) return;
-        if (await send({ type: "final_stake", seat, amount: null }, e.currentTarget)) editingStakes.delete(seat);
+        if (await send({ type: "final_stake", seat, amount: null }, e.currentTarget)) closeStakeEditor(seat);
       },
     }, t("final.nostake"));
     function check() {
