@@ -341,6 +341,101 @@ def test_garbage_from_the_host_is_counted_and_does_nothing() -> None:
     assert [m for m in host.read() if not isinstance(m, p.Heartbeat | p.Pong)] == []
 
 
+class Wire:
+    """The host's side of the USB cable as the firmware reads it: ``readinto``
+    blocks until its bytes are there, so asking for a byte the host has not
+    written would hang the main loop. Records each read's size; past the end
+    it hands out ``then`` (what the host writes next), as a host would."""
+
+    def __init__(self, data: bytes, then: bytes = b"") -> None:
+        self.data = bytearray(data)
+        self.then = bytearray(then)
+        self.reads: list[int] = []
+        self.taken = bytearray()
+
+    def readinto(self, view: memoryview) -> int:
+        n = len(view)
+        if len(self.data) < n:
+            if len(self.data) + len(self.then) < n:
+                raise AssertionError(f"a read of {n} bytes would block: the host sent no more")
+            self.data += self.then
+            self.then = bytearray()
+        view[:] = self.data[:n]
+        del self.data[:n]
+        self.taken += view
+        self.reads.append(n)
+        return n
+
+
+HOST_MESSAGES: list[p.Message] = [
+    p.HostHello(),
+    p.Ping(0x0102030405060708),
+    p.Lamp(1, logic.LAMP_ON),
+    p.Ack(0),
+    p.Ping(0),
+    p.Lamp(logic.LAMP_ALL, logic.LAMP_OFF),
+    p.Ack(0x01000001),
+    p.TestPulse(2, token=7, width_us=50),
+]
+
+
+def test_host_frames_are_read_whole_never_past_their_end() -> None:
+    """Each host frame takes one read per COBS block and one for its start, not
+    one per byte, and no read asks for a byte beyond the frame (it would block
+    until the host's next one)."""
+    device, _, lamps, pulses = _device()
+    for seq, message in enumerate(HOST_MESSAGES):
+        wire = encode_frame(message, seq)
+        assert len(wire) <= logic.MAX_HOST_WIRE
+        link = Wire(wire)
+        logic.HostInput(link.readinto, device).read(lambda: 1234)
+        assert link.data == bytearray() and bytes(link.taken) == wire
+        assert len(link.reads) == len(_cobs_blocks(wire)) + 1
+    assert device.reader.bad == 0 and device.reader.good == len(HOST_MESSAGES)
+    assert (1, 1) in lamps and pulses == [(2, True)]
+    pongs = [m for m in Host(device).read() if isinstance(m, p.Pong)]
+    assert [(m.host_t0, m.ticks) for m in pongs] == [(0x0102030405060708, 1234), (0, 1234)]
+
+
+def _cobs_blocks(wire: bytes) -> list[int]:
+    """The code bytes of one COBS frame (its delimiter last)."""
+    codes, i = [], 0
+    while wire[i] != 0:
+        codes.append(wire[i])
+        i += wire[i]
+    return codes
+
+
+_host_frames = st.lists(
+    st.one_of(
+        st.tuples(st.sampled_from(range(len(HOST_MESSAGES))), st.integers(0, 0xFFFF)).map(
+            lambda pair: encode_frame(HOST_MESSAGES[pair[0]], pair[1])
+        ),
+        st.binary(min_size=1, max_size=40),  # garbage, a torn frame, stray zeros
+    ),
+    max_size=12,
+)
+
+
+@given(_host_frames)
+def test_reading_frames_whole_acts_as_the_byte_stream_does(chunks: list[bytes]) -> None:
+    """Whatever the host's bytes (frames, garbage, torn frames), reading them a
+    frame at a time leaves the device exactly as feeding them byte by byte:
+    the same replies, lamps, pulses and good/bad counts."""
+    tail = encode_frame(p.Ping(99), 1) * 3  # the host's next pings, if a read runs on
+    link = Wire(b"".join(chunks), then=tail)
+    fast, fast_host, fast_lamps, fast_pulses = _device()
+    reader = logic.HostInput(link.readinto, fast)
+    while link.data:
+        reader.read(lambda: 5)
+    slow, slow_host, slow_lamps, slow_pulses = _device()
+    for byte in bytes(link.taken):
+        slow.feed(bytes([byte]), 5)
+    assert fast_host.read() == slow_host.read()
+    assert (fast_lamps, fast_pulses) == (slow_lamps, slow_pulses)
+    assert (fast.reader.good, fast.reader.bad) == (slow.reader.good, slow.reader.bad)
+
+
 # -- the same scenario under CPython and under MicroPython ---------------------------------------
 
 # Runs unchanged on both interpreters (no f-strings with format specs, no

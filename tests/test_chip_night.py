@@ -118,13 +118,15 @@ def _with_faults(replacements: list[tuple[str, str]], **constants: int) -> dict[
 
 #: 0xEE from the host makes a round raise (as a bug would), 0xEF hangs the main loop.
 FEED = (
-    "                device.feed(stdin.read(1), ticks_us())",
-    "                byte = stdin.read(1)\n"
-    "                if byte == b'\\xee':\n"
-    "                    raise ValueError('injected')\n"
-    "                while byte == b'\\xef':\n"
-    "                    pass\n"
-    "                device.feed(byte, ticks_us())",
+    "    host = logic.HostInput(sys.stdin.buffer.readinto, device)\n",
+    "    def faulty_readinto(view, _readinto=sys.stdin.buffer.readinto):\n"
+    "        count = _readinto(view)\n"
+    "        if view[0] == 0xEE:\n"
+    "            raise ValueError('injected')\n"
+    "        while view[0] == 0xEF:\n"
+    "            pass\n"
+    "        return count\n"
+    "    host = logic.HostInput(faulty_readinto, device)\n",
 )
 #: What the hard IRQ runs (drain, sample, stamp) and housekeep, under a locked heap.
 LOCKED_CAPTURE = (

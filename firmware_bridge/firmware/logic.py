@@ -110,6 +110,9 @@ FLAG_TEST = 0x04
 
 MAX_RAW_FRAME = 54  # header 4 + payload 48 + CRC 2
 MAX_ENCODED_FRAME = MAX_RAW_FRAME + MAX_RAW_FRAME // 254 + 1
+#: The longest frame the host sends, as it comes on the wire: COBS adds one
+#: byte to a frame this short, and the delimiter ends it (16 bytes: a PING).
+MAX_HOST_WIRE = 4 + max(HOST_PAYLOAD.values()) + 2 + 2
 
 # MicroPython's ticks_us() wraps at 2**30 on the RP2040 (TICKS_PERIOD is the
 # small-int range, not 2**32): the HELLO tells the host so.
@@ -211,25 +214,32 @@ def cobs_decode(data: bytes | bytearray) -> bytes | None:
 
 #: Machine-code CRC and COBS, if the device has them (:func:`accelerate`):
 #: ``[crc(data, n, table) -> int, cobs(src, n, out) -> length]``.
-ACCEL: "list[Callable[..., int] | None]" = [None, None]
+ACCEL: "list[Callable[..., int] | None]" = [None, None, None]
 
 
-def accelerate(crc: "Callable[..., int]", cobs: "Callable[..., int]") -> None:
-    """Use machine-code CRC and COBS in :func:`frame` (main.py's viper versions).
+def accelerate(
+    crc: "Callable[..., int]",
+    cobs: "Callable[..., int]",
+    uncobs: "Callable[..., int] | None" = None,
+) -> None:
+    """Use machine-code CRC and COBS in :func:`frame` and :func:`parse` (main.py's
+    viper versions).
 
-    In Python the two loops cost about 2 ms per frame on the RP2040: a burst
-    of eight presses would hold the main loop for 16 ms. The tests hold the
-    fast versions against :func:`crc16` and :func:`cobs_encode` on the chip.
+    In Python the loops cost about 2 ms per frame on the RP2040: a burst of
+    eight presses would hold the main loop for 16 ms, and every ACK from the
+    host as long again. The host's decoder checks every frame the fast
+    versions build, and a frame they decode wrongly fails its CRC.
     """
     ACCEL[0] = crc
     ACCEL[1] = cobs
+    ACCEL[2] = uncobs
 
 
 def frame(msg_type: int, seq: int, payload: bytes | bytearray) -> bytes:
     """One frame as it goes on the wire: COBS(header, payload, CRC) and the delimiter."""
     body = bytearray(struct.pack("<BBH", PROTOCOL_VERSION, msg_type, seq & 0xFFFF))
     body += payload
-    fast_crc, fast_cobs = ACCEL
+    fast_crc, fast_cobs = ACCEL[0], ACCEL[1]
     if fast_crc is not None and fast_cobs is not None:
         crc = fast_crc(body, len(body), CRC_TABLE)
         body.append(crc >> 8)
@@ -244,11 +254,25 @@ def frame(msg_type: int, seq: int, payload: bytes | bytearray) -> bytes:
     return cobs_encode(body) + b"\x00"
 
 
+def decode_chunk(data: bytes | bytearray | memoryview, n: int) -> bytes | None:
+    """:func:`cobs_decode` of ``data[:n]``, in machine code when accelerated."""
+    fast = ACCEL[2]
+    if fast is None:
+        return cobs_decode(bytes(data[:n]))
+    if n == 0:
+        return None
+    out = bytearray(n)
+    size = fast(data, n, out)
+    return None if size < 0 else bytes(out[:size])
+
+
 def parse(raw: bytes | None) -> tuple[int, int, bytes] | None:
     """A COBS-decoded frame -> ``(type, seq, payload)``, or ``None`` if it is bad."""
     if raw is None or len(raw) < 6 or len(raw) > MAX_RAW_FRAME:
         return None
-    if crc16(raw) != 0:
+    fast_crc = ACCEL[0]
+    crc = crc16(raw) if fast_crc is None else fast_crc(raw, len(raw), CRC_TABLE)
+    if crc != 0:
         return None
     if raw[0] != PROTOCOL_VERSION:
         return None
@@ -270,14 +294,14 @@ class FrameReader:
         self.good = 0
         self.bad = 0
 
-    def feed(self, data: bytes | bytearray) -> list[tuple[int, int, bytes]]:
+    def feed(self, data: bytes | bytearray | memoryview) -> list[tuple[int, int, bytes]]:
         frames: list[tuple[int, int, bytes]] = []
         for byte in data:
             if byte == 0:
                 if self.skipping:
                     self.skipping = False
                 elif len(self.buf):
-                    parsed = parse(cobs_decode(bytes(self.buf)))
+                    parsed = parse(decode_chunk(self.buf, len(self.buf)))
                     if parsed is None:
                         self.bad += 1
                     else:
@@ -291,6 +315,90 @@ class FrameReader:
                     self.buf = bytearray()
                     self.skipping = True
         return frames
+
+    def at_frame_start(self) -> bool:
+        """True between frames: the next byte starts one (nothing held, nothing skipped)."""
+        return not self.skipping and not len(self.buf)
+
+    def whole(self, data: bytes | bytearray | memoryview) -> tuple[int, int, bytes] | None:
+        """One whole frame, its delimiter last, read :meth:`at_frame_start`: what
+        :meth:`feed` would return for it, decoded in one piece (``None``: bad, or
+        a bare delimiter, which counts as nothing)."""
+        n = len(data) - 1
+        if n <= 0:
+            return None
+        parsed = parse(decode_chunk(data, n))
+        if parsed is None:
+            self.bad += 1
+        else:
+            self.good += 1
+        return parsed
+
+
+def host_frame_wanted(buf: bytes | bytearray | memoryview, n: int, fresh: int = 0) -> int:
+    """How many more bytes complete the host's frame whose first ``n`` wire
+    bytes are in ``buf``, read from a frame's start; ``fresh``: how many of them
+    the last read brought (only those are looked at again; 0: all).
+
+    0: it is whole (its delimiter is the last byte read); -1: these bytes
+    cannot be a host frame (a zero inside, or longer than any the host sends),
+    and the streaming :class:`FrameReader` must take them. Otherwise COBS says
+    it: the last byte read is a code, the count of data bytes before the next
+    code (or the delimiter). So the firmware reads a frame in a few calls
+    rather than one byte a call (each read costs tens of µs on the RP2040),
+    and, since a read blocks until its bytes are there, never asks for a byte
+    beyond the frame the host is writing.
+    """
+    last = buf[n - 1]
+    for i in range(n - fresh if fresh else 0, n - 1):
+        if buf[i] == 0:
+            return -1
+    if last == 0:
+        return 0
+    if n + last > MAX_HOST_WIRE:
+        return -1
+    return last
+
+
+class HostInput:
+    """The host's bytes, read a whole frame at a time where the stream allows.
+
+    One ``readinto`` of the Pico's USB stdin costs about as much as reading
+    one byte (tens of µs on the RP2040, polling included), so reading byte by
+    byte held the main loop ~2 ms per ACK. COBS says how many bytes the frame
+    still has (:func:`host_frame_wanted`), so a frame takes a few reads; each
+    asks only for bytes of the frame the host is writing, which come in the
+    same USB packet (a read blocks until its bytes are there). Out of step
+    (bytes that cannot start a host frame), one byte at a time goes to the
+    streaming reader until it has found a delimiter.
+    """
+
+    def __init__(self, readinto: "Callable[[memoryview], object]", device: "Device") -> None:
+        self.buf = bytearray(MAX_HOST_WIRE)
+        self.view = memoryview(self.buf)
+        self.readinto = readinto
+        self.device = device
+
+    def read(self, ticks_us: "Callable[[], int]") -> None:
+        """Read a frame (out of step: one byte) and act on it; call when a byte waits."""
+        view = self.view
+        buf = self.buf
+        device = self.device
+        readinto = self.readinto
+        readinto(view[0:1])
+        if not device.reader.at_frame_start():
+            device.feed(view[0:1], ticks_us())
+            return
+        n = 1
+        want = host_frame_wanted(buf, 1)
+        while want > 0:
+            readinto(view[n : n + want])
+            n += want
+            want = host_frame_wanted(buf, n, want)
+        if want == 0:
+            device.feed_frame(view[0:n], ticks_us())
+        else:
+            device.feed(view[0:n], ticks_us())
 
 
 #: ticks, next_event, oldest_unacked, dropped, rx_bad, ring_overflows: u32 each.
@@ -968,15 +1076,30 @@ class Device:
         self.next_event = event + 1
         self._send_slot(event, slot, 0)
 
-    def feed(self, data: bytes | bytearray, now: int) -> None:
+    def feed(self, data: bytes | bytearray | memoryview, now: int) -> None:
         """Bytes from the host: decode and act on every good frame."""
         for msg_type, seq, payload in self.reader.feed(data):
-            size = HOST_PAYLOAD.get(msg_type)
-            if size is None or len(payload) != size:
-                self.reader.bad += 1
-                continue
-            self.host_seen = now
-            self._handle(msg_type, seq, payload, now)
+            self._take(msg_type, seq, payload, now)
+
+    def feed_frame(self, data: bytes | bytearray | memoryview, now: int) -> None:
+        """One whole frame from the host, its delimiter last (see
+        :func:`host_frame_wanted`): as :meth:`feed` would take it, in one piece.
+        Out of step (the reader holds part of a chunk), the bytes go to :meth:`feed`."""
+        reader = self.reader
+        if not reader.at_frame_start():
+            self.feed(data, now)
+            return
+        parsed = reader.whole(data)
+        if parsed is not None:
+            self._take(parsed[0], parsed[1], parsed[2], now)
+
+    def _take(self, msg_type: int, seq: int, payload: bytes, now: int) -> None:
+        size = HOST_PAYLOAD.get(msg_type)
+        if size is None or len(payload) != size:
+            self.reader.bad += 1
+            return
+        self.host_seen = now
+        self._handle(msg_type, seq, payload, now)
 
     def _handle(self, msg_type: int, seq: int, payload: bytes, now: int) -> None:
         if msg_type == T_PING:

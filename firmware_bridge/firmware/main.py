@@ -63,8 +63,9 @@ HEARTBEAT_SLACK_US = 250
 #: The PIO capture loop: CAPTURE_CYCLES instructions' worth of cycles per
 #: sample at CAPTURE_CYCLES MHz, i.e. exactly one sample per microsecond.
 CAPTURE_CYCLES = 25
-#: Bytes from the host read per main-loop round (an ACK is 10 on the wire).
-MAX_INPUT_PER_ROUND = 32
+#: Host frames read per main-loop round (16 bytes at most each): a flood must
+#: not hold the heartbeat (or the watchdog) off.
+MAX_FRAMES_PER_ROUND = 4
 #: The main loop must come round within this, or the watchdog resets the chip.
 WATCHDOG_MS = 2_000
 #: Exceptions in consecutive rounds before the firmware gives up and resets.
@@ -189,6 +190,34 @@ def cobs_fast(data, n: int, out) -> int:
                 code = 1
         i += 1
     dst[code_at] = code
+    return j
+
+
+@micropython.viper
+def uncobs_fast(data, n: int, out) -> int:
+    """logic.cobs_decode of ``data[:n]`` into ``out`` in machine code; returns the
+    length decoded, or -1 if the chunk is malformed (as logic.cobs_decode's None)."""
+    src = ptr8(data)
+    dst = ptr8(out)
+    i = 0
+    j = 0
+    while i < n:
+        code = src[i]
+        if code == 0 or i + code > n:
+            return -1
+        k = i + 1
+        end = i + code
+        while k < end:
+            byte = src[k]
+            if byte == 0:
+                return -1
+            dst[j] = byte
+            j += 1
+            k += 1
+        i = end
+        if code != 0xFF and i < n:
+            dst[j] = 0
+            j += 1
     return j
 
 
@@ -350,9 +379,9 @@ def main():
     )
 
     device.beat.seal = seal_frame
-    logic.accelerate(crc_fast, cobs_fast)
+    logic.accelerate(crc_fast, cobs_fast, uncobs_fast)
     micropython.kbd_intr(-1)
-    stdin = sys.stdin.buffer
+    host = logic.HostInput(sys.stdin.buffer.readinto, device)
     stdout = sys.stdout.buffer
     poller = select.poll()
     poller.register(sys.stdin, select.POLLIN)
@@ -365,12 +394,11 @@ def main():
     while True:
         wdt.feed()
         try:
-            # What the host sent, a bounded number of bytes per round: a flood
-            # must not hold the heartbeat (or the watchdog) off.
-            for _ in range(MAX_INPUT_PER_ROUND):
+            # What the host sent, a bounded number of frames per round.
+            for _ in range(MAX_FRAMES_PER_ROUND):
                 if not host_waiting(poller):
                     break
-                device.feed(stdin.read(1), ticks_us())
+                host.read(ticks_us)
             device.service(ring, now_and_drain)
             device.write_output(stdout.write)
             if not device.ev_count and device.next_event - collected_at >= GC_EVENTS:
