@@ -345,11 +345,15 @@ class _Parser:
             pull, active_low = "up", True
         if pin is None:
             return None
-        if pin in FIXED_PULL_UP and pull == "down":
+        if pin in FIXED_PULL_UP and pull != "up":
+            # gpiozero refuses any other pull there (PinFixedPull) when the button
+            # is built: at start-up, in a restart loop under systemd. Said here,
+            # when the pin map is read, instead.
             self.problem(
                 where,
-                f'GPIO{pin} has a fixed 1.8 kΩ pull-up on the board: pull = "down" cannot work '
-                'there; wire the button to GND with pull = "up", or use another pin',
+                f"GPIO{pin} has a fixed 1.8 kΩ pull-up on the board: pull = "
+                f'"{pull}" cannot work there (gpiozero refuses it); wire the button to GND '
+                'with pull = "up", or use another pin',
             )
             return None
         self.claim(where, pin)

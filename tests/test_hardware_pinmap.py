@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from hardware.pinmap import PinMapError, example_path, load_pinmap, parse_pinmap
+from hardware.pinmap import FIXED_PULL_UP, PinMapError, example_path, load_pinmap, parse_pinmap
 
 BASE: dict[str, Any] = {
     "players": {"1": 17, "2": 27},
@@ -144,6 +144,26 @@ def test_pull_conflicts_and_fixed_pull_ups() -> None:
     assert 'pull = "up" means the button reads low when pressed' in found["[players] 1"]
     assert "GPIO2 has a fixed 1.8 kΩ pull-up" in found["[players] 2"]
     assert 'use "up", "down" or "none"' in found["[players] 3"]
+
+
+@pytest.mark.parametrize("pin", sorted(FIXED_PULL_UP))
+def test_a_floating_button_on_a_fixed_pull_up_pin_is_refused_when_the_map_is_read(
+    pin: int,
+) -> None:
+    """gpiozero itself refuses any pull but "up" on GPIO2/3 (PinFixedPull), only when
+    the button is built: the pin map must say it first, never a crash at start-up."""
+    from gpiozero import Button
+    from gpiozero.exc import PinFixedPull
+    from gpiozero.pins.mock import MockFactory
+
+    factory = MockFactory()
+    with pytest.raises(PinFixedPull):
+        Button(pin, pull_up=None, active_state=False, pin_factory=factory)
+    found = dict(problems(with_(players={"1": {"pin": pin, "pull": "none", "active_low": True}})))
+    assert f'GPIO{pin} has a fixed 1.8 kΩ pull-up on the board: pull = "none"' in found["[players] 1"]
+    # "up" (the default) is fine there: the board's resistor and gpiozero agree.
+    pins = parse_pinmap(with_(players={"1": {"pin": pin, "pull": "up"}, "2": 27}), "pins.toml")
+    Button(pins.players[1].pin, pull_up=pins.players[1].pull_up, pin_factory=factory)
 
 
 def test_lamps_and_loopbacks_must_name_real_buttons() -> None:
