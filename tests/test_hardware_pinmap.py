@@ -160,7 +160,8 @@ def test_a_floating_button_on_a_fixed_pull_up_pin_is_refused_when_the_map_is_rea
     with pytest.raises(PinFixedPull):
         Button(pin, pull_up=None, active_state=False, pin_factory=factory)
     found = dict(problems(with_(players={"1": {"pin": pin, "pull": "none", "active_low": True}})))
-    assert f'GPIO{pin} has a fixed 1.8 kΩ pull-up on the board: pull = "none"' in found["[players] 1"]
+    expected = f'GPIO{pin} has a fixed 1.8 kΩ pull-up on the board: pull = "none"'
+    assert expected in found["[players] 1"]
     # "up" (the default) is fine there: the board's resistor and gpiozero agree.
     pins = parse_pinmap(with_(players={"1": {"pin": pin, "pull": "up"}, "2": 27}), "pins.toml")
     Button(pins.players[1].pin, pull_up=pins.players[1].pull_up, pin_factory=factory)
