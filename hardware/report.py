@@ -15,6 +15,12 @@ NS_PER_US = 1_000
 BURST_EDGES = 5
 BURST_SPACING_NS = 100 * NS_PER_US
 
+#: What a self-test on gpiozero's mock pins proves, said on the report itself.
+SOFTWARE_ONLY = (
+    "simulated pins: this checks svoyak's software only, not the wiring, "
+    "the pins or the Pi's timing; run it on the rig for those"
+)
+
 
 def quantile(ordered: Sequence[int], q: float) -> int:
     """The nearest-rank ``q`` quantile of sorted samples."""
@@ -128,13 +134,23 @@ class SelftestReport:
         rows: list[Any] = [*self.latency, *self.fairness, *self.bounce, *self.stuck]
         return all(r.ok for r in rows) and not self.held_at_start
 
+    @property
+    def software_only(self) -> bool:
+        """Mock pins: the report proves svoyak's code, never the wiring or the Pi."""
+        return self.mode == "simulate"
+
     def verdict(self) -> str:
-        """The report's last line: a check that did not run is never counted as passed."""
+        """The report's last line: a check that did not run is never counted as passed,
+        and a pass on mock pins never reads as a pass of the rig."""
         if not self.ok:
-            return "SOME CHECKS FAILED"
-        if self.not_run:
-            return f"the checks that ran passed; NOT RUN: {', '.join(self.not_run)}"
-        return "all checks passed"
+            line = "SOME CHECKS FAILED"
+        elif self.not_run:
+            line = f"the checks that ran passed; NOT RUN: {', '.join(self.not_run)}"
+        else:
+            line = "all checks passed"
+        if self.software_only:
+            line += f" ({SOFTWARE_ONLY})"
+        return line
 
     def to_json(self) -> dict[str, Any]:
         specs = {r.key: r.pin for r in self.latency}
@@ -142,6 +158,7 @@ class SelftestReport:
             "ok": self.ok,
             "not_run": dict(self.not_run),
             "mode": self.mode,
+            "software_only": self.software_only,
             "source": self.source,
             "pin_map": self.pinmap,
             "hold_off_ms": self.hold_off_ms,
@@ -219,6 +236,8 @@ class SelftestReport:
             f"svoyak selftest: {self.source}",
             f"pin map {self.pinmap}; hold-off {self.hold_off_ms:g} ms",
         ]
+        if self.software_only:
+            lines.append(f"NOTE: {SOFTWARE_ONLY}.")
         if self.latency:
             lines += [
                 "",

@@ -18,7 +18,7 @@ import pytest
 from buzzer.arbiter.events import Press
 from buzzer.cli import main
 from hardware.histogram import legend, legend_swatches, write_histogram
-from hardware.report import FairnessRow, LatencyRow, SelftestReport
+from hardware.report import SOFTWARE_ONLY, FairnessRow, LatencyRow, SelftestReport
 from hardware.selftest import default_png_path
 
 QUICK = [
@@ -51,7 +51,7 @@ def test_selftest_simulate_json_and_png(tmp_path: Path, capsys: pytest.CaptureFi
     captured = capsys.readouterr()
     report = json.loads(captured.out)
     assert status == (0 if report["ok"] else 1)
-    assert report["mode"] == "simulate"
+    assert report["mode"] == "simulate" and report["software_only"] is True
     buttons = report["latency"]["buttons"]
     assert [b["key"] for b in buttons] == [
         "1", "2", "3", "4", "reading_start", "reading_end", "correct", "wrong",
@@ -106,7 +106,9 @@ def test_selftest_table_championship(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "bounce" not in table
     # (only a press delayed past the settle window by a stalled machine could fail it)
     verdict = "all checks passed" if status == 0 else "SOME CHECKS FAILED"
-    assert table.rstrip().endswith(verdict)
+    # Mock pins: the report says, at the top and in its verdict, what it cannot prove.
+    assert table.rstrip().endswith(f"{verdict} ({SOFTWARE_ONLY})")
+    assert f"NOTE: {SOFTWARE_ONLY}." in table.splitlines()[:3]
     assert png_size(tmp_path / "h.png")[0] == 960
 
 
@@ -278,6 +280,7 @@ def test_selftest_emulate_through_the_pulse_source_contract(
     report = json.loads(capsys.readouterr().out)
     assert status == 0
     assert report["mode"] == "emulate" and "fake firmware" in report["source"]
+    assert report["software_only"] is False  # the real link and firmware logic ran
     assert [b["key"] for b in report["latency"]["buttons"]] == ["1", "2", "3", "4"]
     assert all(b["median_us"] == pytest.approx(7.0) for b in report["latency"]["buttons"])
     rows = report["fairness"]["rows"]
