@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 RUN = [sys.executable, "-m", "buzzer.cli", "run"]
 
@@ -236,3 +237,29 @@ def test_a_stream_of_presses_never_hangs_the_server(tmp_path: Path) -> None:
             response = client.post("/api/simulate/press", json={"seat": 1 + i % 3})
             assert response.status_code == 200, (i, response.text)
         assert client.get("/api/state").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("given", "port", "host"),
+    [
+        ([], 9001, "127.0.0.1"),  # the file fills what the command line left unset
+        (["--port", "8000", "--host", "0.0.0.0"], 8000, "0.0.0.0"),  # given = the default: wins
+        (["--port", "7000"], 7000, "127.0.0.1"),
+    ],
+)
+def test_an_option_on_the_command_line_beats_the_config_file_even_at_its_default(
+    tmp_path: Path, given: list[str], port: int, host: str
+) -> None:
+    from buzzer.cli import build_parser
+    from buzzer.runtime.run_command import _apply_config, _apply_defaults
+
+    config = tmp_path / "svoyak.toml"
+    config.write_text('[panel]\nport = 9001\nhost = "127.0.0.1"\n', encoding="utf-8")
+    args = build_parser().parse_args(["run", *given, "--config", str(config)])
+    _apply_config(args, config)
+    _apply_defaults(args)
+    assert (args.port, args.host) == (port, host)
+    # With no file at all, the defaults.
+    bare = build_parser().parse_args(["run"])
+    _apply_defaults(bare)
+    assert (bare.port, bare.host) == (8000, "0.0.0.0")

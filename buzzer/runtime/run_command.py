@@ -35,11 +35,12 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         help="no board window: the panel only, with simulated buttons unless --pins or "
         "--serial gives real ones (servers, tests)",
     )
-    run.add_argument("--port", type=int, default=8000, help="TCP port (0: a free one)")
+    # No parser defaults for these two: an option given on the command line must
+    # beat the --config file even when it equals the default (see _apply_config).
+    run.add_argument("--port", type=int, help="TCP port (default 8000; 0: a free one)")
     run.add_argument(
         "--host",
-        default="0.0.0.0",
-        help="the address to listen on (default: every interface, so that a tablet "
+        help="the address to listen on (default 0.0.0.0: every interface, so that a tablet "
         "on the club's Wi-Fi can reach it; 127.0.0.1: this computer only)",
     )
     run.add_argument(
@@ -161,6 +162,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             _apply_config(args, Path(args.config))
         except (OSError, ValueError) as exc:
             return _fail(f"config {args.config}: {exc}")
+    _apply_defaults(args)
     if args.rules is None:
         args.rules = "tv-modern"
     if args.rules not in RULE_SYSTEMS:
@@ -506,7 +508,8 @@ _CONFIG_KEYS = {
     ("hardware", "serial"): "serial",
     ("journal", "path"): "journal",
 }
-_PARSER_DEFAULTS = {"port": 8000, "host": "0.0.0.0"}
+#: Applied after the config file, to what neither the command line nor the file set.
+_DEFAULTS = {"port": 8000, "host": "0.0.0.0"}
 
 
 def _apply_config(args: argparse.Namespace, path: Path) -> None:
@@ -525,9 +528,15 @@ def _apply_config(args: argparse.Namespace, path: Path) -> None:
                 raise ValueError(f"unknown key [{section}] {key}; the keys are: {known}")
             if option == "players" and isinstance(value, list):
                 value = ",".join(str(v) for v in value)
-            current = getattr(args, option)
-            if current is None or current == _PARSER_DEFAULTS.get(option):
+            if getattr(args, option) is None:  # the command line wins, whatever its value
                 setattr(args, option, value if option == "port" else str(value))
+
+
+def _apply_defaults(args: argparse.Namespace) -> None:
+    """The defaults of what neither the command line nor the config file set."""
+    for option, value in _DEFAULTS.items():
+        if getattr(args, option) is None:
+            setattr(args, option, value)
 
 
 def _package_texts(store: Any, args: argparse.Namespace, players: tuple[str, ...]) -> Any:
