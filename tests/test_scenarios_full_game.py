@@ -677,6 +677,28 @@ def test_E23_tv_modern_auction_opener_below_nominal() -> None:
     ]
 
 
+def test_TV_S_AUC_4_a_pass_out_of_turn_is_taken_and_the_turn_stays() -> None:
+    # A opens (forced 1500); it is C's turn, and B says "Pass" at once.
+    out = run(E23_HEAD, *E23_SETUP, pas(2.0, B), pas(3.0, C))
+    assert strip_t(after(out, 1.0, "pass", "bid_turn", "stake_won")) == [
+        {"type": "bid_turn", "seat": C},
+        {"type": "pass", "seat": B, "auto": False},
+        {"type": "bid_turn", "seat": C},  # still C's turn
+        {"type": "pass", "seat": C, "auto": False},
+        {"type": "stake_won", "seat": A, "stake": 1500},
+    ]
+
+
+def test_TV_S_AUC_4_no_pass_before_the_first_bid_nor_by_the_highest_bidder() -> None:
+    e22 = (*scores_at(0, 1500, 800, 2250), sel(1.0, 1, 400))  # lines 2-4, 5
+    # Before the opener's first bid nobody passes, in turn or out of it.
+    assert rejected_line(E22_HEAD, *e22, pas(2.0, B)) == 6
+    assert rejected_line(E22_HEAD, *e22, pas(2.0, A)) == 6
+    # The holder of the highest bid cannot pass; a seat that passed cannot pass again.
+    assert rejected_line(E22_HEAD, *e22, bid(2.0, A, 500), pas(3.0, A)) == 7
+    assert rejected_line(E22_HEAD, *e22, bid(2.0, A, 500), pas(3.0, B), pas(4.0, B)) == 8
+
+
 def test_TV_S_AUC_1_all_in_not_a_multiple_of_100_is_allowed() -> None:
     setup = (*scores_at(0, 1500, 800, 2250), sel(1.0, 1, 400), bid(2.0, A, 500))  # 2-4, 5, 6
     # 2150 is neither a multiple of 100 nor C's whole score.

@@ -144,12 +144,26 @@ class Bidding:
         self._after_move()
 
     def pass_(self, seat: int) -> None:
-        """``seat`` leaves the bidding (never the opener's first move, TV-S-AUC-4)."""
-        self._check_turn(seat)
+        """``seat`` leaves the bidding, in its turn or out of it (TV-S-AUC-4: "any
+        player may say 'Pass' at any moment except for the very first bid").
+
+        Decided (docs/rules.md): "except for the very first bid" means nobody
+        passes before the opener's first bid is made; the holder of the
+        highest bid cannot pass (it would leave the question without a
+        bidder). A pass out of turn leaves the turn where it was, unless it
+        ends the bidding.
+        """
+        if self.done:
+            raise BidError("the bidding is over")
         if self.bid is None:
             raise BidError("the opener must bid first and may not pass (TV-S-AUC-4)")
+        if seat not in self.order or seat in self.passed:
+            raise BidError(f"seat {seat} is not in the bidding")
+        if seat == self.leader:
+            raise BidError(f"seat {seat} holds the highest bid ({self.bid}) and cannot pass")
         self.passed.add(seat)
-        self._after_move()
+        if seat == self.turn:
+            self._after_move()
 
     # -- internals -----------------------------------------------------------
 

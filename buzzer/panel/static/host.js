@@ -514,6 +514,10 @@
           if (b.bid !== null) controls.append(button("pass-" + seat, t("bid.pass"), { type: "pass", seat }, "wrong"));
         }
         row.append(controls);
+      } else if (b.bid !== null && !passed && b.leader !== seat) {
+        // TV-S-AUC-4: any player may pass at any moment, not only in their turn.
+        row.append(el("div", { class: "bid-controls" },
+          button("pass-" + seat, t("bid.pass"), { type: "pass", seat }, "wrong")));
       }
       list.append(row);
     }
