@@ -204,8 +204,8 @@ def test_a_whole_game_with_every_host_action(tmp_path: Path) -> None:
     replays(store, table.controller)
 
 
-def test_a_tie_after_the_final_is_played_off_in_a_shootout(tmp_path: Path) -> None:
-    store = JournalStore(tmp_path / "g.sqlite")
+def two_finalists(store: JournalStore | None = None) -> Table:
+    """A one-question game whose seats 1 and 2 (100 each) reach the final's stakes."""
     header = {
         "rules": "championship-2003",
         "players": ["А", "Б", "В"],
@@ -220,6 +220,12 @@ def test_a_tie_after_the_final_is_played_off_in_a_shootout(tmp_path: Path) -> No
     table.ok({"type": "timeout"})
     assert table.s["stage"] == "final_remove"
     table.ok({"type": "final_remove", "theme": 2})
+    return table
+
+
+def test_a_tie_after_the_final_is_played_off_in_a_shootout(tmp_path: Path) -> None:
+    store = JournalStore(tmp_path / "g.sqlite")
+    table = two_finalists(store)
     for seat in (1, 2):
         table.ok({"type": "final_stake", "seat": seat, "amount": 50})
     for seat in table.s["final"]["judge_order"]:
@@ -399,19 +405,7 @@ def test_a_command_followed_by_a_tick_in_one_batch_still_updates_the_hosts_log()
     deadline fell due): the update covers the whole batch, not its last input."""
     from buzzer.arbiter.events import FinalStake, Tick
 
-    header = {
-        "rules": "championship-2003",
-        "players": ["А", "Б", "В"],
-        "chooser": 1,
-        "board": {"rounds": [{"name": "Раунд", "themes": 1, "prices": [10]}]},
-        "final_themes": 2,
-    }
-    table = Table(header)
-    table.ok({"type": "correction", "seat": 1, "delta": 100, "reason": "test"})
-    table.ok({"type": "correction", "seat": 2, "delta": 100, "reason": "test"})
-    table.ok({"type": "select", "theme": 1, "price": 10})
-    table.ok({"type": "timeout"})
-    table.ok({"type": "final_remove", "theme": 2})
+    table = two_finalists()
     table.ok({"type": "final_stake", "seat": 1, "amount": 70})
     sent: list[tuple[str, str]] = []
     hub = table.hub
