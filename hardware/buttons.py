@@ -16,9 +16,10 @@ a busy CPU still reports the instant the contact closed.
 **No gpiozero ``bounce_time``.** With lgpio it becomes the kernel/lgpio
 debounce, which reports an edge only once the line has been stable for the
 bounce time — and stamps it at the *last* bounce plus that time. A bouncy
-button would look later than a clean one. Instead the first edge is taken at
-once, with its own stamp, and that button's further edges are ignored for a
-short hold-off (default 20 ms, the pin map's ``hold_off_ms``).
+button would look later than a clean one. Instead the first edge keeps its
+own stamp; a level check 1 ms later (the pin map's ``glitch_ms``) confirms it
+is a press and not a spike, and that button's further edges are ignored for
+a short hold-off (default 20 ms, the pin map's ``hold_off_ms``).
 
 A button held longer than the stuck threshold (default 10 s) is reported as
 stuck (:class:`ButtonStuck`, for the host's panel) and excluded until it is
@@ -112,20 +113,35 @@ def key_of(event: ButtonEvent) -> str:
 class EdgeFilter:
     """One button's logic, pure: raw edges (host ns, active?) in, presses and releases out.
 
-    * The first edge that changes the button's state is taken at once, at its
-      own time; the button's edges within ``hold_off_ns`` after it are ignored.
+    * **Glitch check.** A change of state is a *candidate* at its first edge's
+      time; it is confirmed only if the line is still at the new level
+      ``glitch_ns`` later (default 1 ms, the pin map's ``glitch_ms``), judged
+      from the stamped edges. A 1 µs spike from a lamp switching next to the
+      cable is not a press; a real press is reported with its first edge's
+      stamp, never the check's. ``glitch_ns = 0`` takes every change at once.
+    * The first edge that changes the button's state is taken at its own time;
+      the button's edges within ``hold_off_ns`` after it are ignored.
     * A change hidden inside a hold-off (the level at its end differs from the
-      state reported) is reported at the time of the last edge once the
-      hold-off is over: at the next edge, or at :meth:`poll`.
+      state reported) becomes a candidate at the time of the last edge once
+      the hold-off is over: at the next edge, or at :meth:`poll`.
     * Held down for ``stuck_ns``: ``stuck`` (by :meth:`poll`); the release that
       ends it reports ``freed`` after the ``release``.
+
+    Why the level *at* the check and not "stable for 1 ms": a bouncing contact
+    is closed at 1 ms although it opened and closed before, and waiting for a
+    quiet line would stamp it at its last bounce, which makes a bouncy button
+    look later than a clean one. The price: a contact that happens to bounce
+    open at the very instant of the check loses that candidate, and its next
+    closing becomes the candidate (see docs/raspberry-pi-gpio.md).
 
     Each method returns ``(kind, t)`` pairs: ``press``, ``release``, ``stuck``, ``freed``.
     """
 
     __slots__ = (
+        "candidate_t",
         "down",
         "down_since",
+        "glitch_ns",
         "held_at_start",
         "hold_off_ns",
         "quiet_until",
@@ -136,9 +152,12 @@ class EdgeFilter:
         "stuck_ns",
     )
 
-    def __init__(self, hold_off_ns: int, stuck_ns: int, active: bool, now: int) -> None:
+    def __init__(
+        self, hold_off_ns: int, stuck_ns: int, active: bool, now: int, glitch_ns: int = 0
+    ) -> None:
         self.hold_off_ns = hold_off_ns
         self.stuck_ns = stuck_ns
+        self.glitch_ns = glitch_ns
         self.down = active
         #: A press was reported for the current "down" (not so for a button down at start).
         self.reported = False
@@ -148,21 +167,21 @@ class EdgeFilter:
         self.raw = active
         self.raw_t = now
         self.stuck = False
+        #: The first edge's time of a change waiting for its glitch check (``not down``).
+        self.candidate_t: int | None = None
 
     def edge(self, t: int, active: bool) -> list[tuple[str, int]]:
         out: list[tuple[str, int]] = []
-        if t >= self.quiet_until and self.raw != self.down:
-            self._accept(self.raw, self.raw_t, out)
+        self._settle(t, out, inclusive=False)  # what was decided before this edge
         self.raw = active
         self.raw_t = t
-        if t >= self.quiet_until and active != self.down:
-            self._accept(active, t, out)
+        self._settle(t, out, inclusive=True)
         return out
 
     def poll(self, now: int) -> list[tuple[str, int]]:
+        """What is due by ``now``, given that no edge stamped before ``now`` is still to come."""
         out: list[tuple[str, int]] = []
-        if now >= self.quiet_until and self.raw != self.down:
-            self._accept(self.raw, self.raw_t, out)
+        self._settle(now, out, inclusive=True)
         since = self.down_since
         if self.down and not self.stuck and since is not None and now - since >= self.stuck_ns:
             self.stuck = True
@@ -172,11 +191,43 @@ class EdgeFilter:
     def next_wakeup(self) -> int | None:
         """The next instant at which :meth:`poll` could report something."""
         times = []
-        if self.raw != self.down:
-            times.append(self.quiet_until)
+        if self.candidate_t is not None:
+            times.append(self.candidate_t + self.glitch_ns)
+        elif self.raw != self.down:
+            times.append(max(self.quiet_until, self.raw_t + self.glitch_ns))
         if self.down and not self.stuck and self.down_since is not None:
             times.append(self.down_since + self.stuck_ns)
         return min(times) if times else None
+
+    @property
+    def pending_since(self) -> int | None:
+        """The stamp of a change not yet reported (a candidate, or one hidden in a hold-off).
+
+        Nothing stamped at or after it is proven: the change may still be
+        reported with this stamp.
+        """
+        if self.candidate_t is not None:
+            return self.candidate_t
+        return self.raw_t if self.raw != self.down else None
+
+    def _settle(self, now: int, out: list[tuple[str, int]], *, inclusive: bool) -> None:
+        """Open and check candidates whose time has come by ``now``.
+
+        ``inclusive``: an edge stamped exactly ``now`` is already in ``raw``.
+        """
+        while True:
+            cand = self.candidate_t
+            if cand is None:
+                if self.raw == self.down or self.quiet_until > now:
+                    return
+                cand = self.candidate_t = self.raw_t
+            due = cand + self.glitch_ns
+            if due > now or (due == now and not inclusive):
+                return
+            # the line's level at ``due`` is ``raw``: every edge up to ``now`` has been seen
+            self.candidate_t = None
+            if self.raw != self.down:
+                self._accept(self.raw, cand, out)
 
     def _accept(self, active: bool, t: int, out: list[tuple[str, int]]) -> None:
         self.down = active
@@ -253,6 +304,7 @@ class ButtonBank:
         *,
         hold_off_ns: int | None = None,
         stuck_ns: int | None = None,
+        glitch_ns: int | None = None,
         clock: EdgeClock | None = None,
         keys: Iterable[str] | None = None,
         watchdog: bool = True,
@@ -264,6 +316,7 @@ class ButtonBank:
         self.sink = sink
         self.hold_off_ns = pinmap.hold_off_ns if hold_off_ns is None else hold_off_ns
         self.stuck_ns = pinmap.stuck_ns if stuck_ns is None else stuck_ns
+        self.glitch_ns = pinmap.glitch_ns if glitch_ns is None else glitch_ns
         self.clock = clock if clock is not None else edge_clock_for(pin_factory)
         self._now = now
         self._cond = threading.Condition()
@@ -289,7 +342,11 @@ class ButtonBank:
                 self.specs[key] = spec
                 with self._cond:
                     self._filters[key] = EdgeFilter(
-                        self.hold_off_ns, self.stuck_ns, bool(device.is_active), now()
+                        self.hold_off_ns,
+                        self.stuck_ns,
+                        bool(device.is_active),
+                        now(),
+                        glitch_ns=self.glitch_ns,
                     )
         except BaseException:
             self.close()
@@ -348,8 +405,9 @@ class ButtonBank:
             for key, filt in filters.items():
                 if levels.get(key, filt.raw) != filt.raw:
                     return None
-                if filt.raw != filt.down:
-                    mark = min(mark, filt.raw_t)
+                pending = filt.pending_since
+                if pending is not None:
+                    mark = min(mark, pending)
             return mark
 
     # -- time passing ------------------------------------------------------------
@@ -361,9 +419,24 @@ class ButtonBank:
 
     def _poll_locked(self, now: int) -> None:
         for key, filt in self._filters.items():
+            if filt.pending_since is not None and not self._level_settled(key, filt):
+                continue  # an edge is on its way: its own callback settles the check
             changes = filt.poll(now)
             if changes:
                 self._emit(key, changes, filt)
+
+    def _level_settled(self, key: str, filt: EdgeFilter) -> bool:
+        """Whether the pin reads the level of the last edge its filter has seen.
+
+        A glitch check decided by :meth:`poll` reads the line's level from the
+        edges seen so far; if the pin reads otherwise, an edge (the end of a
+        spike, say) is still in the kernel or waiting for the lock, and
+        deciding now would take a spike for a press.
+        """
+        try:
+            return bool(self.devices[key].is_active) == filt.raw
+        except Exception:  # closing under us, or the pin library failing: decide later
+            return False
 
     def _watch(self) -> None:
         with self._cond:

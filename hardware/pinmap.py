@@ -36,9 +36,11 @@ PULLS = ("up", "down", "none")
 
 DEFAULT_HOLD_OFF_MS = 20.0
 DEFAULT_STUCK_AFTER_S = 10.0
+#: The glitch check: a change counts only if the line still holds it this long after its first edge.
+DEFAULT_GLITCH_MS = 1.0
 
 _SECTIONS = ("timing", "players", "host", "lamps", "selftest")
-_TIMING_KEYS = ("hold_off_ms", "stuck_after_s")
+_TIMING_KEYS = ("hold_off_ms", "stuck_after_s", "glitch_ms")
 _BUTTON_KEYS = ("pin", "pull", "active_low")
 _LAMP_KEYS = ("pin", "active_low")
 
@@ -95,6 +97,7 @@ class PinMap:
     loopback: Mapping[str, int] = field(default_factory=lambda: _frozen({}))
     hold_off_ns: int = round(DEFAULT_HOLD_OFF_MS * 1e6)
     stuck_ns: int = round(DEFAULT_STUCK_AFTER_S * 1e9)
+    glitch_ns: int = round(DEFAULT_GLITCH_MS * 1e6)
 
     @property
     def seats(self) -> tuple[int, ...]:
@@ -179,7 +182,7 @@ class _Parser:
                 self.problem(
                     f"[{name}]", f"unknown section; the sections are {', '.join(_SECTIONS)}"
                 )
-        hold_off_ns, stuck_ns = self.timing(self.table(data, "timing"))
+        hold_off_ns, stuck_ns, glitch_ns = self.timing(self.table(data, "timing"))
         players = self.players(self.table(data, "players"))
         host = self.host(self.table(data, "host"))
         podiums, signal = self.lamps(self.table(data, "lamps"), players)
@@ -196,6 +199,7 @@ class _Parser:
             loopback=_frozen(loopback),
             hold_off_ns=hold_off_ns,
             stuck_ns=stuck_ns,
+            glitch_ns=glitch_ns,
         )
 
     def table(self, data: Mapping[str, Any], name: str) -> Mapping[str, Any]:
@@ -207,13 +211,14 @@ class _Parser:
 
     # -- sections --------------------------------------------------------------
 
-    def timing(self, table: Mapping[str, Any]) -> tuple[int, int]:
+    def timing(self, table: Mapping[str, Any]) -> tuple[int, int, int]:
         for key in table:
             if key not in _TIMING_KEYS:
                 self.problem(f"[timing] {key}", f"unknown key; known: {', '.join(_TIMING_KEYS)}")
         hold_off = self.number(table, "hold_off_ms", DEFAULT_HOLD_OFF_MS, 0.0, 500.0, "[timing]")
         stuck = self.number(table, "stuck_after_s", DEFAULT_STUCK_AFTER_S, 1.0, 3600.0, "[timing]")
-        return round(hold_off * 1e6), round(stuck * 1e9)
+        glitch = self.number(table, "glitch_ms", DEFAULT_GLITCH_MS, 0.0, 10.0, "[timing]")
+        return round(hold_off * 1e6), round(stuck * 1e9), round(glitch * 1e6)
 
     def players(self, table: Mapping[str, Any]) -> dict[int, ButtonPin]:
         if not table:

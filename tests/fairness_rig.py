@@ -245,13 +245,17 @@ def play(
     stack = contextlib.ExitStack()
     if around is not None:
         stack.enter_context(around(runtime))
+    # A release shorter than the glitch check is a drop-out, not a release: the
+    # buttons go up a little longer than that before the next signal.
+    up_ns = pinmap.glitch_ns + 500_000
+    released_at = 0
     try:
         for number in range(questions):
             host(runtime, lambda t: Select(t, None, None), ReadingStart)
             order = list(players)
             rng.shuffle(order)
-            for pin in pins.values():
-                pin.drive_high()  # every button up (a release each, after the last question)
+            while time.monotonic_ns() < released_at + up_ns:
+                time.sleep(0.0002)
             signal = runtime.command(ReadingEnd)
             spin_until = time.perf_counter() + after_signal_s
             while time.perf_counter() < spin_until:
@@ -263,6 +267,9 @@ def play(
             _wait(lambda n=number: len(recognized) > n, f"question {number + 1} decided")
             with lock:
                 outcome.winners.append((number + 1, order[0], recognized[number]))
+            for pin in pins.values():
+                pin.drive_high()  # every button up (a release each)
+            released_at = time.monotonic_ns()
             host(runtime, lambda t: Judge(t, True))
             outcome.questions += 1
         for pin in pins.values():

@@ -43,10 +43,14 @@ MS = 1_000_000
 S = 1_000_000_000
 
 
-def pinmap(hold_off_ms: float = 20, stuck_s: float = 10) -> PinMap:
+def pinmap(hold_off_ms: float = 20, stuck_s: float = 10, glitch_ms: float = 1) -> PinMap:
     return parse_pinmap(
         {
-            "timing": {"hold_off_ms": hold_off_ms, "stuck_after_s": stuck_s},
+            "timing": {
+                "hold_off_ms": hold_off_ms,
+                "stuck_after_s": stuck_s,
+                "glitch_ms": glitch_ms,
+            },
             "players": {"1": 17, "2": 27, "3": {"pin": 22, "pull": "down"}},
             "host": {"reading_start": 5, "reading_end": 6, "correct": 13, "wrong": 19},
         },
@@ -128,13 +132,133 @@ def test_a_button_down_at_the_start_is_not_a_press_but_can_be_stuck() -> None:
     assert not f.held_at_start
 
 
+# -- the glitch check (issue 15): a level check 1 ms after the first edge -----------------
+
+US = 1_000
+
+
+def test_a_1_us_spike_is_not_a_press() -> None:
+    f = EdgeFilter(hold_off_ns=20 * MS, stuck_ns=10 * S, active=False, now=0, glitch_ns=1 * MS)
+    assert f.edge(5 * MS, True) == []
+    assert f.edge(5 * MS + 1 * US, False) == []  # the line is back up a microsecond later
+    assert f.next_wakeup() == 6 * MS
+    assert f.poll(6 * MS) == []
+    assert f.pending_since is None and not f.down
+    # nothing was reported, so no hold-off either: a real press right after counts at once
+    assert f.edge(6 * MS + 10 * US, True) == []
+    assert f.poll(7 * MS + 10 * US) == [("press", 6 * MS + 10 * US)]
+
+
+def test_a_press_is_confirmed_at_its_check_with_its_first_edges_stamp() -> None:
+    f = EdgeFilter(hold_off_ns=20 * MS, stuck_ns=10 * S, active=False, now=0, glitch_ns=1 * MS)
+    assert f.edge(1 * MS, True) == []
+    assert f.pending_since == 1 * MS
+    assert f.poll(2 * MS - 1) == []  # a nanosecond before the check: still a candidate
+    assert f.poll(2 * MS) == [("press", 1 * MS)]
+    assert f.pending_since is None and f.down
+
+
+def test_the_level_at_the_check_decides_bounces_before_it_do_not() -> None:
+    f = EdgeFilter(hold_off_ns=20 * MS, stuck_ns=10 * S, active=False, now=0, glitch_ns=1 * MS)
+    f.edge(1 * MS, True)
+    for t, level in [(1 * MS + 50 * US, False), (1 * MS + 80 * US, True)]:
+        assert f.edge(t, level) == []  # a bouncing contact, closed again long before the check
+    # the next edge, after the check, decides the candidate from the level before it
+    assert f.edge(3 * MS, False) == [("press", 1 * MS)]
+    # ...and a contact open at the very instant of the check loses that candidate
+    g = EdgeFilter(hold_off_ns=20 * MS, stuck_ns=10 * S, active=False, now=0, glitch_ns=1 * MS)
+    g.edge(1 * MS, True)
+    g.edge(1 * MS + 900 * US, False)
+    assert g.edge(2 * MS + 100 * US, True) == []  # open at 2 ms: dropped; this is a new candidate
+    assert g.poll(3 * MS + 100 * US) == [("press", 2 * MS + 100 * US)]
+
+
+def test_an_edge_exactly_at_the_check_counts_as_the_level_there() -> None:
+    f = EdgeFilter(hold_off_ns=20 * MS, stuck_ns=10 * S, active=False, now=0, glitch_ns=1 * MS)
+    f.edge(1 * MS, True)
+    assert f.edge(2 * MS, False) == []  # released at the check instant: not held for 1 ms
+    assert f.poll(10 * MS) == []
+
+
+def test_releases_pass_the_same_check_so_a_dropout_while_held_is_not_a_new_press() -> None:
+    f = EdgeFilter(hold_off_ns=20 * MS, stuck_ns=10 * S, active=False, now=0, glitch_ns=1 * MS)
+    f.edge(1 * MS, True)
+    assert f.poll(2 * MS) == [("press", 1 * MS)]
+    assert f.edge(100 * MS, False) == []  # a 1 µs drop-out of a held button
+    assert f.edge(100 * MS + 1 * US, True) == []
+    assert f.poll(200 * MS) == []
+    assert f.edge(300 * MS, False) == []  # the real release, confirmed at its check
+    assert f.poll(301 * MS) == [("release", 300 * MS)]
+
+
+def test_a_change_hidden_in_the_hold_off_is_checked_too() -> None:
+    f = EdgeFilter(hold_off_ns=20 * MS, stuck_ns=10 * S, active=False, now=0, glitch_ns=1 * MS)
+    f.edge(1 * MS, True)
+    f.poll(2 * MS)
+    f.edge(20 * MS + 600 * US, False)  # released 0.4 ms before the hold-off ends
+    assert f.next_wakeup() == 21 * MS + 600 * US  # not at the hold-off's end: at the check
+    assert f.poll(21 * MS) == []
+    assert f.poll(21 * MS + 600 * US) == [("release", 20 * MS + 600 * US)]
+
+
+def test_no_glitch_check_takes_every_change_at_once() -> None:
+    f = EdgeFilter(hold_off_ns=20 * MS, stuck_ns=10 * S, active=False, now=0, glitch_ns=0)
+    assert f.edge(1 * MS, True) == [("press", 1 * MS)]
+
+
+def test_on_mock_pins_a_spike_is_never_a_press_and_a_held_button_is() -> None:
+    factory = MockFactory()
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    # The watchdog thread runs the checks by itself, as in a game.
+    with ButtonBank(pinmap(), factory, inputs.put) as bank:
+        pin = factory.pin(17)
+        for _ in range(20):
+            pin.drive_low()  # back to back: a spike of a few microseconds
+            pin.drive_high()
+            time.sleep(0.003)
+        assert drain(inputs) == []
+        assert bank.proven_until() is not None
+        pin.drive_low()
+        stamp = ns(pin._last_change)
+        press = inputs.get(timeout=5)
+    assert press == Press(stamp, 1, 1)
+
+
+def test_a_spikes_end_still_in_flight_holds_the_check() -> None:
+    factory = MockFactory(pin_class=DeferredPin)
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    with ButtonBank(pinmap(), factory, inputs.put, watchdog=False) as bank:
+        pin = factory.pin(27)
+        pin.pending = []
+        pin.drive_low()
+        stamp = ns(pin._last_change)
+        pin.deliver()  # the spike's first edge is in...
+        pin.drive_high()  # ...its end waits in a busy callback thread
+        bank.poll(stamp + 5 * MS)
+        assert drain(inputs) == [], "the pin reads up: deciding now would take a spike for a press"
+        pin.deliver()
+        bank.poll(stamp + 5 * MS)
+        assert drain(inputs) == []
+        assert bank.proven_until() is not None
+
+
+def test_the_pin_map_sets_the_glitch_check() -> None:
+    assert pinmap().glitch_ns == 1 * MS
+    assert pinmap(glitch_ms=0).glitch_ns == 0
+    factory = MockFactory()
+    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    with ButtonBank(pinmap(glitch_ms=0), factory, inputs.put, watchdog=False):
+        factory.pin(17).drive_low()
+        assert [type(e) for e in drain(inputs)] == [Press]  # no check: at once
+
+
 # -- the bank on mock pins ----------------------------------------------------------
 
 
 def test_presses_carry_the_edge_stamp_not_the_callback_time() -> None:
     factory = MockFactory(pin_class=DeferredPin)
     inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
-    with ButtonBank(pinmap(), factory, inputs.put, watchdog=False):
+    with ButtonBank(pinmap(), factory, inputs.put, watchdog=False) as bank:
         one, two = factory.pin(17), factory.pin(27)
         one.pending, two.pending = [], []
         one.drive_low()  # seat 1 presses first...
@@ -145,7 +269,9 @@ def test_presses_carry_the_edge_stamp_not_the_callback_time() -> None:
         time.sleep(0.02)
         delivered_at = time.monotonic_ns()
         two.deliver()  # the callbacks run late, and seat 2's first
+        bank.poll()  # seat 1's pin reads down but its edge is not in: only seat 2 is checked
         one.deliver()
+        bank.poll()
         arrived = drain(inputs)
     assert [type(e) for e in arrived] == [Press, Press]
     second, first = arrived
@@ -168,26 +294,33 @@ def test_presses_carry_the_edge_stamp_not_the_callback_time() -> None:
     assert [d.seat for d in out if isinstance(d, Recognized)] == [1]
 
 
-def test_the_first_edge_of_a_burst_is_delivered_at_once_the_rest_ignored() -> None:
+def test_a_bouncing_press_is_confirmed_with_its_first_edges_stamp_the_rest_ignored() -> None:
     factory = MockFactory()
     inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
-    with ButtonBank(pinmap(hold_off_ms=500), factory, inputs.put, watchdog=False):
+    with ButtonBank(pinmap(hold_off_ms=500), factory, inputs.put, watchdog=False) as bank:
         pin = factory.pin(17)
         pin.drive_low()
         stamp = ns(pin._last_change)
-        assert drain(inputs) == [Press(stamp, 1, 1)]  # before the contact stopped bouncing
+        for _ in range(4):  # the contact bounces inside the glitch check's millisecond
+            pin.drive_high()
+            pin.drive_low()
+        assert drain(inputs) == []  # a candidate until the level check
+        bank.poll(stamp + 1 * MS)
+        assert drain(inputs) == [Press(stamp, 1, 1)]  # the first edge's stamp, not the check's
         for _ in range(4):
             pin.drive_high()
             pin.drive_low()
+        bank.poll(stamp + 100 * MS)
         assert drain(inputs) == []
 
 
 def test_a_pull_down_button_presses_on_a_high_level() -> None:
     factory = MockFactory()
     inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
-    with ButtonBank(pinmap(), factory, inputs.put, watchdog=False):
+    with ButtonBank(pinmap(), factory, inputs.put, watchdog=False) as bank:
         pin = factory.pin(22)
         pin.drive_high()
+        bank.poll(ns(pin._last_change) + 1 * MS)
         (press,) = drain(inputs)
         assert isinstance(press, Press) and press.seat == 3
 
@@ -198,6 +331,7 @@ def test_host_buttons_send_host_inputs() -> None:
     with ButtonBank(pinmap(hold_off_ms=0), factory, inputs.put, watchdog=False):
         for number in (5, 6, 13, 19):
             factory.pin(number).drive_low()
+            time.sleep(0.002)  # held past the glitch check: its release confirms the press
             factory.pin(number).drive_high()
         got = drain(inputs)
     assert [type(e) for e in got] == [ReadingStart, ReadingEnd, Judge, Judge]
@@ -212,6 +346,7 @@ def test_a_stuck_button_is_reported_and_excluded_until_released() -> None:
     with ButtonBank(pinmap(hold_off_ms=0), factory, inputs.put, watchdog=False) as bank:
         pin = factory.pin(27)
         pin.drive_low()
+        bank.poll(ns(pin._last_change) + 1 * MS)
         (press,) = drain(inputs)
         assert isinstance(press, Press)
         bank.poll(press.t + 9 * S)
@@ -222,6 +357,7 @@ def test_a_stuck_button_is_reported_and_excluded_until_released() -> None:
         assert stuck.seat == 2 and "held for 10.0 s" in stuck.describe()
         assert bank.stuck() == frozenset({"2"})
         pin.drive_high()
+        bank.poll(ns(pin._last_change) + 1 * MS)
         release, freed = drain(inputs)
         assert isinstance(release, Release) and release.seat == 2
         assert isinstance(freed, ButtonFreed) and freed.key == "2"
@@ -253,6 +389,7 @@ def test_a_button_down_at_start_is_listed_and_sends_no_press() -> None:
         assert bank.held_at_start() == frozenset({"1"})
         assert drain(inputs) == []
         factory.pin(17).drive_high()
+        bank.poll(ns(factory.pin(17)._last_change) + 1 * MS)
         assert drain(inputs) == []  # no press was sent, so no release either
         assert bank.held_at_start() == frozenset()
 
@@ -300,6 +437,10 @@ def test_the_levels_prove_every_edge_so_far_has_reached_the_sink() -> None:
         proven = bank.proven_until()
         assert proven is not None and proven >= before
         factory.pin(17).drive_low()
+        stamp = ns(factory.pin(17)._last_change)
+        # a candidate waiting for its glitch check may still be reported at its stamp
+        assert bank.proven_until() == stamp
+        bank.poll(stamp + 1 * MS)
         assert [type(e) for e in drain(inputs)] == [Press]
         after = time.monotonic_ns()
         proven = bank.proven_until()
@@ -316,6 +457,7 @@ def test_an_edge_whose_callback_has_not_run_holds_the_proof_until_it_arrives() -
         assert bank.proven_until() is None, "an edge in flight must hold the watermark"
         assert bank.proven_until() is None  # still: time passing proves nothing
         pin.deliver()
+        bank.poll(stamp + 1 * MS)
         assert drain(inputs) == [Press(stamp, 2, 1)]
         proven = bank.proven_until()
         assert proven is not None and proven > stamp
@@ -327,6 +469,7 @@ def test_a_change_held_in_the_hold_off_caps_the_proof_at_its_own_stamp() -> None
     with ButtonBank(pinmap(hold_off_ms=500), factory, inputs.put, watchdog=False) as bank:
         pin = factory.pin(17)
         pin.drive_low()
+        time.sleep(0.002)  # past the glitch check: a press
         pin.drive_high()  # released inside the hold-off: reported when it ends, at this stamp
         released = ns(pin._last_change)
         drain(inputs)

@@ -48,7 +48,7 @@ def test_long_forms_pull_and_active_level() -> None:
             "host": BASE["host"],
             "lamps": {"signal": {"pin": 12, "active_low": True}, "podiums": {"1": 16}},
             "selftest": {"loopback": {"1": 7, "reading_end": 8}},
-            "timing": {"hold_off_ms": 5, "stuck_after_s": 2.5},
+            "timing": {"hold_off_ms": 5, "stuck_after_s": 2.5, "glitch_ms": 0.5},
         }
     )
     one, two = pinmap.players[1], pinmap.players[2]
@@ -57,6 +57,7 @@ def test_long_forms_pull_and_active_level() -> None:
     assert pinmap.signal_lamp is not None and pinmap.signal_lamp.active_low
     assert dict(pinmap.loopback) == {"1": 7, "reading_end": 8}
     assert (pinmap.hold_off_ns, pinmap.stuck_ns) == (5_000_000, 2_500_000_000)
+    assert pinmap.glitch_ns == 500_000
 
 
 def test_a_duplicate_pin_names_both_keys() -> None:
@@ -81,7 +82,7 @@ def test_unknown_keys_and_sections() -> None:
         )
     )
     assert "unknown section" in found["[extra]"]
-    assert "unknown key; known: hold_off_ms, stuck_after_s" in found["[timing] holdoff"]
+    assert "unknown key; known: hold_off_ms, stuck_after_s, glitch_ms" in found["[timing] holdoff"]
     assert "unknown host button" in found["[host] signal"]
     assert "unknown key" in found["[lamps] colour"]
 
@@ -173,10 +174,11 @@ def test_lamps_and_loopbacks_must_name_real_buttons() -> None:
             with_(
                 lamps={"podiums": {"5": 16}},
                 selftest={"loopback": {"9": 7}},
-                timing={"hold_off_ms": 900},
+                timing={"hold_off_ms": 900, "glitch_ms": 50},
             )
         )
     )
     assert "there is no player button for seat 5" in found["[lamps.podiums] 5"]
     assert "no such button" in found["[selftest.loopback] 9"]
     assert "out of range 0–500" in found["[timing] hold_off_ms"]
+    assert "out of range 0–10" in found["[timing] glitch_ms"]

@@ -351,6 +351,7 @@ def test_check_buttons_lights_each_lamp() -> None:
             previous = pinmap.podium_lamps[int(lit[-1])].pin
             assert factory.pin(previous).state  # the last one found stays lit
         factory.pin(pinmap.buttons()[key].pin).drive_low()
+        time.sleep(0.005)  # a press, not a glitch: held past the 1 ms level check
         factory.pin(pinmap.buttons()[key].pin).drive_high()
         if key.isdigit():
             lit.append(int(key))
