@@ -196,15 +196,16 @@ def add_commands(subparsers: Any) -> None:
     """Register this package's subcommands on ``svoyak``'s subparsers."""
     selftest = subparsers.add_parser(
         "selftest",
-        help="the technician's self-test: latency, fairness, bounce and stuck buttons",
+        help="the technician's self-test: latency, fairness, bounce, glitches, stuck buttons",
         description="Press the buttons through loopbacks (an output pin wired to each button "
         "input; --simulate: gpiozero mock pins; --emulate: the Pico firmware emulator; "
         "--emulate --chip: the real firmware on an emulated RP2040, MicroPython v1.28 + "
         "rp2040js, presses at exact offsets on the chip's own clock, needs Node.js and "
         "`npm ci --prefix firmware_bridge/chip`) and "
         "measure: latency per button (edge stamp minus drive time), fairness of two presses "
-        "an offset apart through the real core, bounce filtering, stuck-button detection "
-        "(not on the Pico path, which has none: reported as not run). "
+        "an offset apart through the real core, bounce filtering, that a spike is not a "
+        "press (the glitch check), stuck-button detection (the last two not on the Pico "
+        "path, which has neither: reported as not run). "
         "A table (or --json) on stdout, a histogram PNG, a progress bar on stderr. "
         "Exit status 0: every check that ran passed; 1: a check failed; 2: could not run.",
     )
@@ -225,9 +226,9 @@ def add_commands(subparsers: Any) -> None:
     selftest.add_argument(
         "--checks",
         type=_csv,
-        default=("latency", "fairness", "bounce", "stuck"),
+        default=("latency", "fairness", "bounce", "glitch", "stuck"),
         metavar="LIST",
-        help="which checks, comma-separated (default: latency,fairness,bounce,stuck)",
+        help="which checks, comma-separated (default: latency,fairness,bounce,glitch,stuck)",
     )
     selftest.add_argument(
         "--count", type=_positive(int), default=100, help="presses per button (default 100)"

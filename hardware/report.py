@@ -97,6 +97,21 @@ class BounceRow:
 
 
 @dataclass
+class GlitchRow:
+    """One button's spike: the output switched on and straight off again."""
+
+    key: str
+    pin: int
+    #: Between the two output writes: roughly how long the line was at the pressed level.
+    width_ns: int
+    presses: int
+
+    @property
+    def ok(self) -> bool:
+        return self.presses == 0
+
+
+@dataclass
 class StuckRow:
     key: str
     pin: int
@@ -116,11 +131,14 @@ class SelftestReport:
     pinmap: str
     hold_off_ms: float
     stuck_threshold_s: float | None
+    #: The input path's glitch check, or None when it has none (the Pico's).
+    glitch_ms: float | None = None
     latency: list[LatencyRow] = field(default_factory=list)
     fairness: list[FairnessRow] = field(default_factory=list)
     fairness_rules: str = ""
     fairness_pair: tuple[str, str] | None = None
     bounce: list[BounceRow] = field(default_factory=list)
+    glitch: list[GlitchRow] = field(default_factory=list)
     stuck: list[StuckRow] = field(default_factory=list)
     held_at_start: list[str] = field(default_factory=list)
     png: str | None = None
@@ -131,7 +149,13 @@ class SelftestReport:
 
     @property
     def ok(self) -> bool:
-        rows: list[Any] = [*self.latency, *self.fairness, *self.bounce, *self.stuck]
+        rows: list[Any] = [
+            *self.latency,
+            *self.fairness,
+            *self.bounce,
+            *self.glitch,
+            *self.stuck,
+        ]
         return all(r.ok for r in rows) and not self.held_at_start
 
     @property
@@ -162,6 +186,7 @@ class SelftestReport:
             "source": self.source,
             "pin_map": self.pinmap,
             "hold_off_ms": self.hold_off_ms,
+            "glitch_ms": self.glitch_ms,
             "latency": {
                 "what": "input edge stamp minus output drive time",
                 "unit": "us",
@@ -212,6 +237,20 @@ class SelftestReport:
                 }
                 for r in self.bounce
             ],
+            "glitch": {
+                "run": "glitch" not in self.not_run,
+                "check_ms": self.glitch_ms,
+                "buttons": [
+                    {
+                        "key": r.key,
+                        "pin": r.pin,
+                        "width_us": r.width_ns / NS_PER_US,
+                        "presses": r.presses,
+                        "ok": r.ok,
+                    }
+                    for r in self.glitch
+                ],
+            },
             "stuck": {
                 "run": "stuck" not in self.not_run,
                 "threshold_s": self.stuck_threshold_s,
@@ -234,7 +273,8 @@ class SelftestReport:
     def table(self) -> str:
         lines = [
             f"svoyak selftest: {self.source}",
-            f"pin map {self.pinmap}; hold-off {self.hold_off_ms:g} ms",
+            f"pin map {self.pinmap}; hold-off {self.hold_off_ms:g} ms"
+            + ("" if self.glitch_ms is None else f"; glitch check {self.glitch_ms:g} ms"),
         ]
         if self.software_only:
             lines.append(f"NOTE: {SOFTWARE_ONLY}.")
@@ -285,6 +325,17 @@ class SelftestReport:
                 lines.append(
                     f"  {describe_key(br.key):<22}{br.presses} press(es), "
                     f"stamped at {stamp}: {verdict}"
+                )
+        if self.glitch:
+            lines += [
+                "",
+                f"glitch: each output on and straight off; the level check "
+                f"{self.glitch_ms or 0:g} ms on must not take the spike for a press",
+            ]
+            for gr in self.glitch:
+                lines.append(
+                    f"  {describe_key(gr.key):<22}a {gr.width_ns / NS_PER_US:.0f} µs spike, "
+                    f"{gr.presses} press(es): {'ok' if gr.ok else 'FAIL'}"
                 )
         if self.stuck or self.held_at_start:
             lines += ["", f"stuck: held past {self.stuck_threshold_s:g} s (the test's threshold)"]

@@ -70,6 +70,7 @@ from hardware.report import (
     BURST_SPACING_NS,
     BounceRow,
     FairnessRow,
+    GlitchRow,
     LatencyRow,
     SelftestReport,
     StuckRow,
@@ -79,7 +80,7 @@ NS_PER_US = 1_000
 NS_PER_MS = 1_000_000
 DEFAULT_OFFSETS_US = (0, 10, 100, 1000)
 FAIRNESS_RULES = ("tv-modern", "championship-2003")
-CHECKS = ("latency", "fairness", "bounce", "stuck")
+CHECKS = ("latency", "fairness", "bounce", "glitch", "stuck")
 #: The stuck threshold the self-test uses (the game's is 10 s: too long to wait for).
 DEFAULT_TEST_STUCK_S = 0.5
 #: How long to wait for an input that should come back from a pulse.
@@ -91,6 +92,11 @@ CHIP_REPLY_TIMEOUT_S = 5.0
 PICO_NO_STUCK = (
     "the Pico path has no stuck-button detection: the firmware and BridgeLink report "
     "presses and releases only"
+)
+#: Why the glitch check does not run through the Pico bridge (the report says so).
+PICO_NO_GLITCH = (
+    "the Pico firmware has no glitch check yet: a spike on a Pico input is taken as a press "
+    "(the Pi's GPIO path has one, glitch_ms in the pin map)"
 )
 
 
@@ -289,6 +295,10 @@ class Rig:
     #: The GPIO each button's input really is on, when not the pin map's (the
     #: chip model's firmware has its own pin map): what the report shows.
     pins: dict[str, int] | None = None
+    #: The input path's glitch check (ns), or None when it has none.
+    glitch_ns: int | None = None
+    #: Why this input path cannot run the glitch check (None: it can).
+    no_glitch_check: str | None = None
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -355,7 +365,8 @@ def gpio_rig(
     if not wiring:
         raise SelftestUnavailable(
             f"{pinmap.source}: no [selftest.loopback] outputs: wire an output pin (through "
-            "1 kΩ) to each button input and list them, e.g. [selftest.loopback] 1 = 7"
+            "1 kΩ, or a tenth of an external pull-up) to each button input and list them, "
+            "e.g. [selftest.loopback] 1 = 7"
         )
     inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
     bank = ButtonBank(
@@ -371,7 +382,16 @@ def gpio_rig(
     except BaseException:
         bank.close()
         raise
-    return Rig(pinmap, source, inputs, bank.hold_off_ns, bank.stuck_ns, bank, [bank.close])
+    return Rig(
+        pinmap,
+        source,
+        inputs,
+        bank.hold_off_ns,
+        bank.stuck_ns,
+        bank,
+        [bank.close],
+        glitch_ns=bank.glitch_ns,
+    )
 
 
 def emulator_rig(pinmap: PinMap, *, hold_off_ns: int | None = None) -> Rig:
@@ -379,7 +399,15 @@ def emulator_rig(pinmap: PinMap, *, hold_off_ns: int | None = None) -> Rig:
     inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
     source = EmulatorPulses([str(s) for s in pinmap.seats], inputs.put)
     hold_off = pinmap.hold_off_ns if hold_off_ns is None else hold_off_ns
-    return Rig(pinmap, source, inputs, hold_off, None, no_stuck_check=PICO_NO_STUCK)
+    return Rig(
+        pinmap,
+        source,
+        inputs,
+        hold_off,
+        None,
+        no_stuck_check=PICO_NO_STUCK,
+        no_glitch_check=PICO_NO_GLITCH,
+    )
 
 
 def chip_rig(pinmap: PinMap, *, hold_off_ns: int | None = None) -> Rig:
@@ -420,6 +448,7 @@ def chip_rig(pinmap: PinMap, *, hold_off_ns: int | None = None) -> Rig:
         firmware_hold_off,
         None,
         no_stuck_check=PICO_NO_STUCK,
+        no_glitch_check=PICO_NO_GLITCH,
         fatal=(ChipModelError,),
         reply_timeout_s=CHIP_REPLY_TIMEOUT_S,
         pins=source.pins(),
@@ -630,6 +659,45 @@ def check_bounce(rig: Rig, progress: Progress) -> list[BounceRow]:
     return rows
 
 
+def check_glitch(rig: Rig, progress: Progress) -> list[GlitchRow]:
+    """Per button: a spike as short as the output can make must not be a press.
+
+    The output is switched on and straight off again: tens of microseconds on
+    a Pi, far below the glitch check's millisecond. Nothing may come of it —
+    not at the check, not when the hold-off of a wrongly taken press would end.
+    """
+    rows: list[GlitchRow] = []
+    glitch_ns = rig.glitch_ns or 0
+    for key in rig.keys:
+        _drain(rig)
+        t_on = rig.source.press(key)
+        t_off = rig.source.release(key)
+        settled = t_off + glitch_ns + rig.hold_off_ns + 2 * NS_PER_MS
+        _sleep_until(settled)
+        _wait_proven(rig, settled)
+        presses = _presses_of(_drain(rig), key)
+        rows.append(GlitchRow(key, rig.pin(key), t_off - t_on, len(presses)))
+        if presses:  # a wrongly taken spike: let its release pass before the next button
+            _sleep_until(time.monotonic_ns() + rig.hold_off_ns + glitch_ns + 2 * NS_PER_MS)
+            _drain(rig)
+        progress.step("glitch")
+    return rows
+
+
+def _wait_proven(rig: Rig, t_ns: int) -> None:
+    """Until the GPIO watermark has passed ``t_ns``: every check due by then is decided."""
+    bank = rig.bank
+    if bank is None:
+        rig.wait_delivered(t_ns)
+        return
+    deadline = time.monotonic() + rig.reply_timeout_s
+    while time.monotonic() < deadline:
+        proven = bank.proven_until()
+        if proven is not None and proven >= t_ns:
+            return
+        time.sleep(0.0005)
+
+
 def check_stuck(rig: Rig, progress: Progress) -> tuple[list[StuckRow], list[str]]:
     """Hold every button past the threshold; each must be reported, excluded, then freed.
 
@@ -724,6 +792,9 @@ def run_selftest(
         total += options.trials * len(options.offsets_us)
     if "bounce" in checks:
         total += len(keys)
+    glitch_runs = "glitch" in checks and rig.no_glitch_check is None
+    if glitch_runs:
+        total += len(keys)
     if "stuck" in checks:
         total += max(1, len(keys))
     bar = Progress(total, sys.stderr if stderr is None else stderr, progress)
@@ -732,6 +803,7 @@ def run_selftest(
         source=rig.source.label,
         pinmap=rig.pinmap.source,
         hold_off_ms=rig.hold_off_ns / NS_PER_MS,
+        glitch_ms=None if rig.glitch_ns is None else rig.glitch_ns / NS_PER_MS,
         stuck_threshold_s=None if rig.stuck_ns is None else rig.stuck_ns / 1e9,
     )
     if "stuck" in checks and rig.bank is not None:
@@ -746,6 +818,10 @@ def run_selftest(
         )
     if "bounce" in checks:
         report.bounce = check_bounce(rig, bar)
+    if glitch_runs:
+        report.glitch = check_glitch(rig, bar)
+    elif "glitch" in checks and rig.no_glitch_check is not None:
+        report.not_run["glitch"] = rig.no_glitch_check
     if "stuck" in checks:
         report.stuck, held = check_stuck(rig, bar)
         report.held_at_start = sorted(set(report.held_at_start) | set(held))

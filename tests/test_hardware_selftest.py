@@ -70,6 +70,11 @@ def test_selftest_simulate_json_and_png(tmp_path: Path, capsys: pytest.CaptureFi
         if row["offset_us"] >= 100:
             assert row["second_won"] == 0 and row["ties"] == 0
     assert all(b["presses"] == 1 and b["first_edge_stamp"] for b in report["bounce"])
+    glitch = report["glitch"]
+    assert glitch["run"] and glitch["check_ms"] == 1.0 and report["glitch_ms"] == 1.0
+    assert [b["key"] for b in glitch["buttons"]] == [b["key"] for b in buttons]
+    # a spike far shorter than the check, and no press came of it
+    assert all(b["presses"] == 0 and 0 < b["width_us"] < 1000 for b in glitch["buttons"])
     stuck = report["stuck"]
     assert stuck["threshold_s"] == 0.1 and stuck["held_at_start"] == []
     assert all(b["reported"] and b["excluded"] and b["freed"] for b in stuck["buttons"])
@@ -288,6 +293,29 @@ def test_selftest_emulate_through_the_pulse_source_contract(
     assert rows[0]["ties"] == 2  # equal stamps: a tie, drawn by lot
     assert all(r["first_won"] == 2 for r in rows[1:])
     assert report["stuck"]["buttons"] == []  # the emulator path has no stuck check here
+    # ...nor a glitch check (the firmware has none): not run, never "passed"
+    assert report["glitch"]["run"] is False and report["glitch"]["buttons"] == []
+    assert "no glitch check" in report["not_run"]["glitch"]
+
+
+def test_the_glitch_check_fails_when_spikes_are_taken_for_presses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pins = tmp_path / "pins.toml"
+    pins.write_text(
+        "[timing]\nglitch_ms = 0\n[players]\n1 = 17\n2 = 27\n"
+        "[host]\nreading_start = 5\nreading_end = 6\n"
+    )
+    args = ["selftest", "--simulate", "--pins", str(pins), "--checks", "glitch", "--no-png"]
+    status = main([*args, "--no-progress"])
+    table = capsys.readouterr().out
+    assert status == 1, table
+    assert "glitch check 0 ms" in table
+    assert re.search(r"seat 1 +a \d+ µs spike, 1 press\(es\): FAIL", table)
+    # with the pin map's default check, the same spikes are no presses
+    pins.write_text(pins.read_text().replace("glitch_ms = 0", "glitch_ms = 1"))
+    assert main([*args, "--no-progress"]) == 0
+    assert "0 press(es): ok" in capsys.readouterr().out
 
 
 def test_selftest_on_gpio_without_loopbacks_or_lgpio(
