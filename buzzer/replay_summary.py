@@ -95,6 +95,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "final.theme": "  остаётся тема {theme}",
         "final.order": "  ответы проверяются в порядке: {names}",
         "final.timer": "  время на письменный ответ: до {until} с",
+        "final.answers_in": "  [{t} с] ответы сданы",
         "round_chooser": "  первым в раунде выбирает {name} (наименьший счёт)",
         "final.stake": "  {name}: ставка {stake}",
         "reconsidered": "  состав финала пересмотрен после апелляции",
@@ -175,6 +176,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "final.theme": "  theme {theme} is left",
         "final.order": "  answers judged in this order: {names}",
         "final.timer": "  time for the written answers: until {until} s",
+        "final.answers_in": "  [{t} s] the answers are in",
         "round_chooser": "  first to choose in this round: {name} (the lowest score)",
         "final.stake": "  {name}: stake {stake}",
         "reconsidered": "  the finalists reconsidered after an objection",
@@ -557,6 +559,9 @@ class _Writer:
 
     def on_final_timer(self, r: Record) -> None:
         self.say("final.timer", until=seconds_text(r["until"]))
+
+    def on_final_answers_in(self, r: Record) -> None:
+        self.say("final.answers_in", t=seconds_text(r["t"]))
 
     def on_final_stake(self, r: Record) -> None:
         self.final_stake = int(r["stake"])

@@ -34,6 +34,8 @@ class FinalRound:
     final_turn: int
     final_stakes: dict[int, int]
     final_order: list[int]
+    final_answers_due: int | None
+    final_answers_in: bool
     shootout: Shootout | None
     _final_pristine: bool
 
@@ -111,6 +113,8 @@ class FinalRound:
         self.final_order = []
         self.final_turns = []
         self.final_stakes = {}
+        self.final_answers_due = None
+        self.final_answers_in = False
         self.shootout = None
         out.append(Note(t, "final_reconsidered"))
         self._end_main_rounds(t, out)
@@ -138,6 +142,8 @@ class FinalRound:
         self.final_turn = 0
         self.final_themes = list(range(1, self._final_theme_count() + 1))
         self.final_stakes = {}
+        self.final_answers_due = None
+        self.final_answers_in = False
         out.append(
             Note(
                 t,
@@ -161,7 +167,62 @@ class FinalRound:
     def _final_reading(self) -> bool:
         return self.stage in (Stage.FINAL_STAKES, Stage.FINAL_JUDGING)
 
+    def _final_reading_start(self, t: int, out: list[Decision]) -> None:
+        """The host starts reading the final question: only once every stake is in."""
+        if self.stage is Stage.FINAL_STAKES:
+            raise SequenceError(self._stakes_missing())
+        if self.final_answers_due is not None:
+            raise SequenceError(
+                "the final question has been read already: it is read once (C2003-2.7.4)"
+            )
+
+    def _final_reading_end(self, t: int, out: list[Decision]) -> None:
+        """The reading is over: the 30 s for the written answers start (C2003-2.7.4, TV-F-4)."""
+        if self.stage is Stage.FINAL_STAKES:
+            raise SequenceError(self._stakes_missing())
+        if self.final_answers_due is not None:
+            raise SequenceError(
+                "the final question has been read already: its 30 s for the answers "
+                "started at the end of that reading"
+            )
+        final = self.rules.final
+        assert final is not None
+        self._final_begun()
+        self.final_answers_due = t + final.answer_time_ns
+        out.append(Note(t, "final_timer", (("until", self.final_answers_due / 1e9),)))
+
+    def _final_advance(self, t: int, out: list[Decision]) -> None:
+        """Time has reached ``t``: at the end of the 30 s the written answers are in."""
+        due = self.final_answers_due
+        if due is not None and not self.final_answers_in and due <= t:
+            self.final_answers_in = True
+            out.append(Note(due, "final_answers_in", (("judge_order", list(self.final_order)),)))
+
+    def _stakes_missing(self) -> str:
+        missing = [s for s in self.final_seats if s not in self.final_stakes]
+        names = ", ".join(f"seat {s}" for s in missing)
+        return (
+            f"the final question is read once every stake is in (C2003-2.7.3, TV-F-3): "
+            f"waiting for {names}"
+        )
+
     def _judge_final(self, t: int, correct: bool, seat: int | None, out: list[Decision]) -> None:
+        # C2003-2.7.4/2.7.5, TV-F-4/5: the answers are judged once they are in, after the
+        # question was read and its 30 s ran out. A verdict before that (a stray tap)
+        # would reveal and score a stake for an answer nobody has written yet.
+        due = self.final_answers_due
+        if due is None:
+            raise SequenceError(
+                "the final question has not been read yet: read it (reading_start, "
+                "reading_end), then judge the answers after the 30 s (C2003-2.7.4, TV-F-4)"
+            )
+        self._final_advance(t, out)
+        if not self.final_answers_in:
+            left = (due - t) / 1e9
+            raise SequenceError(
+                f"the players are still writing their answers: {left:.1f} s of the 30 s "
+                "left; judge the answers after them (C2003-2.7.5, TV-F-5)"
+            )
         self._final_begun()
         expected = self.final_order[0]
         if seat is not None and seat != expected:

@@ -133,6 +133,10 @@ class Game(FinalRound):
         self.final_turn = 0
         self.final_stakes: dict[int, int] = {}
         self.final_order: list[int] = []
+        #: When the 30 s for the final's written answers end (set by the reading's end).
+        self.final_answers_due: int | None = None
+        #: The 30 s are over: the answers are in and may be judged (C2003-2.7.5).
+        self.final_answers_in = False
         self.shootout: Shootout | None = None
         # True between the end of the main rounds and the first input of the final:
         # an objection on the last question may still change who plays it (TOUR-3.7).
@@ -224,15 +228,14 @@ class Game(FinalRound):
 
     def reading_start(self, t: int, out: list[Decision]) -> None:
         if self._final_reading():
+            self._final_reading_start(t, out)
             return
         self._expect(Stage.QUESTION, "reading_start")
         self.arbiter.start_reading(t, out)
 
     def reading_end(self, t: int, out: list[Decision]) -> None:
         if self._final_reading():
-            final = self.rules.final
-            assert final is not None
-            out.append(Note(t, "final_timer", (("until", (t + final.answer_time_ns) / 1e9),)))
+            self._final_reading_end(t, out)
             return
         self._expect(Stage.QUESTION, "reading_end")
         self.arbiter.end_reading(t, out)
@@ -322,6 +325,8 @@ class Game(FinalRound):
             end = self._round_clock_end()
             if end is not None and end < t:
                 self._check_round_clock(end, out)
+        elif self.stage is Stage.FINAL_JUDGING:
+            self._final_advance(t, out)
 
     def next_deadline(self) -> int | None:
         """The next instant at which time passing alone changes something."""
@@ -330,6 +335,8 @@ class Game(FinalRound):
             return arbiter.closes_at
         if self.stage is Stage.BOARD:
             return self._round_clock_end()
+        if self.stage is Stage.FINAL_JUDGING and not self.final_answers_in:
+            return self.final_answers_due
         return None
 
     def result(self) -> tuple[dict[int, int], int | None]:
@@ -386,6 +393,8 @@ class Game(FinalRound):
                 "themes_left": list(self.final_themes),
                 "staked": sorted(self.final_stakes),
                 "judge_order": list(self.final_order),
+                "answers_due": self.final_answers_due,
+                "answers_in": self.final_answers_in,
             }
             if self.final_seats
             else None,

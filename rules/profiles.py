@@ -148,23 +148,35 @@ OPTIONS: Mapping[str, tuple[str, Callable[[Any], Any]]] = MappingProxyType(
         "answers_per_question": ("answers_per_question", _count("answers_per_question", 1, 9)),
         "clarification": ("clarification", _flag("clarification")),
         "start_score": ("start_score", _count("start_score", -1_000_000, 1_000_000)),
+        "final_answer_time_s": ("final.answer_time_ns", _seconds("final_answer_time_s")),
     }
 )
 
 _SYSTEM_FIELDS = frozenset({"start_score"})
+#: Options of the final round's parameters (``RuleSystem.final``).
+_FINAL_PREFIX = "final."
 
 
 def with_options(system: RuleSystem, options: Mapping[str, Any]) -> RuleSystem:
     """``system`` with the named parameters overridden; :class:`OptionError` on a bad one."""
     button_changes: dict[str, Any] = {}
     system_changes: dict[str, Any] = {}
+    final_changes: dict[str, Any] = {}
     for name, value in options.items():
         if name not in OPTIONS:
             known = ", ".join(sorted(OPTIONS))
             raise OptionError(f"unknown option {name!r}; the options are: {known}")
         field_name, parse = OPTIONS[name]
+        if field_name.startswith(_FINAL_PREFIX):
+            if system.final is None:
+                raise OptionError(f"option {name!r}: {system.id} has no final round")
+            final_changes[field_name.removeprefix(_FINAL_PREFIX)] = parse(value)
+            continue
         target = system_changes if field_name in _SYSTEM_FIELDS else button_changes
         target[field_name] = parse(value)
+    if final_changes:
+        assert system.final is not None
+        system_changes["final"] = dataclasses.replace(system.final, **final_changes)
     if button_changes:
         system_changes["buttons"] = dataclasses.replace(system.buttons, **button_changes)
     return dataclasses.replace(system, **system_changes) if system_changes else system

@@ -156,6 +156,8 @@ def test_C2003_2_7_D3_missing_final_stake_counts_as_one() -> None:
         {"t": 2.0, "type": "timeout"},
         {"t": 3.0, "type": "final_stake", "seat": 1},
         {"t": 4.0, "type": "final_stake", "seat": 2, "amount": 80},
+        {"t": 5.0, "type": "reading_start"},
+        {"t": 8.0, "type": "reading_end"},
         {"t": 40.0, "type": "final_judge", "verdict": "correct"},
         {"t": 41.0, "type": "final_judge", "verdict": "wrong"},
     )

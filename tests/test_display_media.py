@@ -237,6 +237,9 @@ def test_on_board_follows_a_whole_game_of_the_package(package: Path) -> None:
     final = texts.on_board(game.snap)
     assert final is not None and final.key == ("final", 1)
     assert final.text == "Вопрос финала 1" and final.answer is None
+    game.do(lambda t: ev.ReadingStart(t))
+    game.do(lambda t: ev.ReadingEnd(t), gap=3.0)
+    game.do(lambda t: ev.FinalJudge(t, True), gap=31.0)  # the written answers are in
     while game.snap["stage"] == "final_judging":
         game.do(lambda t: ev.FinalJudge(t, True))
     assert game.snap["stage"] == "over"

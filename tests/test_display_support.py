@@ -207,7 +207,9 @@ def play_final(game: ScriptedGame, tie: bool) -> None:
                 game.do(lambda t: ev.ReadingStart(t))
                 game.do(lambda t: ev.ReadingEnd(t), gap=3.0)
         elif stage == "final_judging":
-            game.do(lambda t: ev.FinalJudge(t, True), gap=2.0)
+            # the first verdict once the 30 s for the written answers are over (C2003-2.7.5)
+            gap = 2.0 if final["answers_in"] else 31.0
+            game.do(lambda t: ev.FinalJudge(t, True), gap=gap)
         else:
             return
 

@@ -186,13 +186,29 @@ def test_a_whole_game_with_every_host_action(tmp_path: Path) -> None:
     table.ok({"type": "final_remove", "theme": 2})
     assert table.s["stage"] == "final_stakes"
     finalists = table.s["final"]["seats"]
-    table.ok({"type": "reading_start"})
-    table.ok({"type": "reading_end"})
-    assert table.hub.extras()["final_timer_until"] is not None
+    # C2003-2.7.3: the question is read once every stake is in
+    early = table.refused({"type": "reading_start"})
+    assert early["message"] == "Вопрос финала читается, когда сданы все ставки."
+    assert "every stake is in" in early["engine"]
     for seat in finalists:
         table.ok({"type": "final_stake", "seat": seat, "amount": 100})
     assert table.s["stage"] == "final_judging"
     order = table.s["final"]["judge_order"]
+    # C2003-2.7.4/2.7.5, TV-F-4/5: a verdict before the reading, or inside the 30 s, is a
+    # stray tap: refused, and no stake is revealed
+    unread = table.refused({"type": "final_judge", "verdict": "correct", "seat": order[0]})
+    assert unread["message"].startswith("Сначала прочитайте вопрос финала")
+    assert "has not been read yet" in unread["engine"]
+    table.ok({"type": "reading_start"})
+    table.ok({"type": "reading_end"})
+    assert table.hub.extras()["final_timer_until"] is not None
+    writing = table.refused({"type": "final_judge", "verdict": "correct", "seat": order[0]})
+    assert writing["message"] == "Игроки ещё пишут ответы: оценивайте, когда выйдет время."
+    assert "still writing" in writing["engine"]
+    assert table.s["final"]["answers_in"] is False
+    assert [d for d in table.controller.core.history if type(d).__name__ == "FinalJudge"] == []
+    table.wait(30 * S)
+    assert table.s["final"]["answers_in"] is True
     if len(order) > 1:
         detail = table.refused({"type": "final_judge", "verdict": "correct", "seat": order[1]})
         assert "возрастанию" in detail["message"]
@@ -223,11 +239,19 @@ def two_finalists(store: JournalStore | None = None) -> Table:
     return table
 
 
+def read_final_question(table: Table) -> None:
+    """The host reads the final question; the 30 s for the written answers run out."""
+    table.ok({"type": "reading_start"})
+    table.ok({"type": "reading_end"})
+    table.wait(30 * S)
+
+
 def test_a_tie_after_the_final_is_played_off_in_a_shootout(tmp_path: Path) -> None:
     store = JournalStore(tmp_path / "g.sqlite")
     table = two_finalists(store)
     for seat in (1, 2):
         table.ok({"type": "final_stake", "seat": seat, "amount": 50})
+    read_final_question(table)
     for seat in table.s["final"]["judge_order"]:
         table.ok({"type": "final_judge", "verdict": "wrong", "seat": seat})
     shootout = table.s["shootout"]

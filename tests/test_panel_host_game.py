@@ -534,7 +534,9 @@ def test_auction_steps_land_on_round_numbers(browser: Any, tmp_path: Path) -> No
 def test_the_final_s_top_bar_marks_and_removed_themes_and_the_end(
     browser: Any, tmp_path: Path
 ) -> None:
-    with package_rig(tmp_path, final_package(), game_options=STILL) as rig:
+    # two seconds to write the answers: the test sees the verdicts held, then taken
+    options = {**STILL, "final_answer_time_s": 2}
+    with package_rig(tmp_path, final_package(), game_options=options) as rig:
         commands = Commands(rig.client())
         to_final(rig, commands)
         pages = {"tablet": host_page(browser, rig), "phone": host_page(browser, rig, PHONE)}
@@ -553,6 +555,20 @@ def test_the_final_s_top_bar_marks_and_removed_themes_and_the_end(
         for seat in (1, 2, 3):
             commands.ok({"type": "final_stake", "seat": seat, "amount": 50})
         state = rig.wait_state(lambda s: s["stage"] == "final_judging", "the answers")
+        # C2003-2.7.4/2.7.5: not before the question is read and its time is up
+        page.wait_for_selector("#final-wait")
+        assert "Сначала прочитайте вопрос" in page.inner_text("#final-wait")
+        assert page.is_disabled("#judge-correct") and page.is_disabled("#judge-wrong")
+        page.click("#final-reading-start")
+        page.click("#final-reading-end")
+        page.wait_for_selector("#final-timer")
+        assert page.is_hidden("#final-reading-end")
+        assert "пишут ответы" in page.inner_text("#final-wait")
+        assert page.is_disabled("#judge-correct")
+        refused = commands.send({"type": "final_judge", "verdict": "correct"})
+        assert refused.status_code == 409 and "still writing" in refused.text
+        page.wait_for_selector("#judge-correct:not([disabled])")
+        assert page.query_selector("#final-wait") is None
         for seat in state["final"]["judge_order"]:
             verdict = "correct" if seat == 2 else "wrong"
             commands.ok({"type": "final_judge", "seat": seat, "verdict": verdict})

@@ -223,25 +223,29 @@ def test_a_final_and_a_shootout(tmp_path: Path, capsys: pytest.CaptureFixture[st
         {"t": 2.0, "type": "timeout"},  # the board is empty: the final (А and Б)
         {"t": 20.0, "type": "final_stake", "seat": 1, "amount": 50},
         {"t": 21.0, "type": "final_stake", "seat": 2, "amount": 50},
-        {"t": 30.0, "type": "final_judge", "verdict": "correct"},
-        {"t": 31.0, "type": "final_judge", "verdict": "correct"},  # 150 each: a shootout
-        sel(40.0),  # the shootout's questions go in order
-        rs(40.1),
-        re_(41.0),
-        pr(41.2, 3),  # В is not in it
-        pr(41.5, 2),
-        ok(42.0),
-        *(e for i in range(4) for e in (sel(50.0 + 2 * i), {"t": 51.0 + 2 * i, "type": "timeout"})),
+        rs(22.0),
+        re_(23.0),  # the 30 s for the written answers: until 53
+        {"t": 54.0, "type": "final_judge", "verdict": "correct"},
+        {"t": 55.0, "type": "final_judge", "verdict": "correct"},  # 150 each: a shootout
+        sel(70.0),  # the shootout's questions go in order
+        rs(70.1),
+        re_(71.0),
+        pr(71.2, 3),  # В is not in it
+        pr(71.5, 2),
+        ok(72.0),
+        *(e for i in range(4) for e in (sel(80.0 + 2 * i), {"t": 81.0 + 2 * i, "type": "timeout"})),
     )
     lines = summary(capsys, path)
     assert "  поправка: А +100 (до игры) → 100" in lines
     assert "  снят без ответа" in lines
     assert "Финал: играют А, Б; тем: 1" in lines
+    assert "  время на письменный ответ: до 53.000 с" in lines
+    assert "  [53.000 с] ответы сданы" in lines
     assert "  А: ставка 50" in lines and "  А: верно, +50 → 150" in lines
     assert "Перестрелка №1: А, Б" in lines
     first = lines.index("Перестрелка №1: А, Б") + 1
-    assert lines[first] == "2. [40.000 с] тема 1, 10"  # nobody chooses in a shootout
-    assert "  другие нажатия: В 41.200 с (не участвует в этом вопросе)" in lines
+    assert lines[first] == "2. [70.000 с] тема 1, 10"  # nobody chooses in a shootout
+    assert "  другие нажатия: В 71.200 с (не участвует в этом вопросе)" in lines
     assert "  Б: верно, +10 (в перестрелке: 10)" in lines
     assert "  счёт: А 0 · Б 10" in lines
     assert lines[-2:] == ["Итог: А 150 · Б 150 · В 0", "Победитель: Б"]

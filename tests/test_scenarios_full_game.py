@@ -64,6 +64,11 @@ def fjudge(t: float, verdict: str, seat: int | None = None) -> dict[str, Any]:
     return event
 
 
+def read_final(t: float) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The host reads the final question from ``t`` for a second: the answers are in 30 s on."""
+    return rs(t), re_(t + 1.0)
+
+
 def objection(t: float, seat: int) -> dict[str, Any]:
     return {"t": t, "type": "objection", "seat": seat}
 
@@ -440,6 +445,7 @@ def test_result_line_names_the_winner_when_the_game_is_over() -> None:
         *E11_SETUP,
         stake(20.0, A, 200),
         stake(21.0, B, 150),
+        *read_final(22.0),
         fjudge(56.0, "correct", B),
         fjudge(57.0, "wrong", A),
     )
@@ -455,8 +461,9 @@ def test_C2003_2_7_D3_stake_above_score_counts_as_all_in() -> None:
         *END_MAIN,
         stake(20.0, A, 350),
         stake(21.0, B, 100),
-        fjudge(30.0, "correct", B),
-        fjudge(31.0, "wrong", A),
+        *read_final(22.0),
+        fjudge(53.0, "correct", B),
+        fjudge(54.0, "wrong", A),
     )
     assert strip_t(of_type(out, "final_stake")) == [
         {"type": "final_stake", "seat": B, "stake": 100},
@@ -478,25 +485,26 @@ def test_E12_c2003_tie_for_first_shootout() -> None:
         stake(20.0, A, 50),
         stake(21.0, B, 100),
         stake(22.0, C, 10),
-        fjudge(30.0, "correct", C),  # 100
-        fjudge(31.0, "correct", B),  # 250
-        fjudge(32.0, "correct", A),  # 250
+        *read_final(23.0),
+        fjudge(60.0, "correct", C),  # 100
+        fjudge(61.0, "correct", B),  # 250
+        fjudge(62.0, "correct", A),  # 250
         # The extra theme: 10..50 in order, no chooser (D2); only A and B may answer.
-        sel(40.0),
-        rs(40.1),
-        re_(41.0),
-        pr(41.2, C),
-        pr(41.5, B),
-        ok(42.0),  # B +10
-        *plain(50.0, None, None, A, "correct"),  # A +20
-        sel(60.0),
-        rs(60.1),
-        re_(61.0),
-        pr(61.5, B),
-        bad(62.0),  # B -30
-        timeout(63.0),
-        *plain(70.0, None, None, A, "correct"),  # A +40
-        *plain(80.0, None, None, B, "correct"),  # B +50
+        sel(70.0),
+        rs(70.1),
+        re_(71.0),
+        pr(71.2, C),
+        pr(71.5, B),
+        ok(72.0),  # B +10
+        *plain(80.0, None, None, A, "correct"),  # A +20
+        sel(90.0),
+        rs(90.1),
+        re_(91.0),
+        pr(91.5, B),
+        bad(92.0),  # B -30
+        timeout(93.0),
+        *plain(100.0, None, None, A, "correct"),  # A +40
+        *plain(110.0, None, None, B, "correct"),  # B +50
     ]
     out = run(final_header(), *events)
     assert strip_t(of_type(out, "final_question")) == [
@@ -505,7 +513,7 @@ def test_E12_c2003_tie_for_first_shootout() -> None:
     assert strip_t(of_type(out, "shootout_started")) == [
         {"type": "shootout_started", "seats": [A, B], "number": 1}
     ]
-    assert [(o["theme"], o["price"]) for o in after(out, 40.0, "question")] == [
+    assert [(o["theme"], o["price"]) for o in after(out, 70.0, "question")] == [
         (1, 10),
         (1, 20),
         (1, 30),
@@ -523,7 +531,7 @@ def test_E12_c2003_tie_for_first_shootout() -> None:
     ]
     # A 60, B 30: A wins. The game's scores are untouched by the extra round (D2),
     # so C is 3rd (D4).
-    assert after(out, 40.0, "score") == []
+    assert after(out, 70.0, "score") == []
     assert game_over(out) == [{"type": "game_over", "winner": A}]
     assert final_scores(out) == {"1": 250, "2": 250, "3": 100}
 
@@ -534,20 +542,21 @@ def test_C2003_2_8_D3_repeated_shootout() -> None:
         *END_MAIN,
         stake(20.0, A, 50),
         stake(21.0, B, 50),
-        fjudge(30.0, "correct"),
-        fjudge(31.0, "correct"),  # A 150, B 150
+        *read_final(22.0),
+        fjudge(55.0, "correct"),
+        fjudge(56.0, "correct"),  # A 150, B 150
         # Shootout 1: nobody answers anything: 0 - 0, the tie repeats.
-        *(e for i in range(5) for e in (sel(40.0 + 2 * i), timeout(41.0 + 2 * i))),
+        *(e for i in range(5) for e in (sel(70.0 + 2 * i), timeout(71.0 + 2 * i))),
         # Shootout 2: B is right on the first question, then nobody.
-        *plain(60.0, None, None, B, "correct"),
-        *(e for i in range(4) for e in (sel(70.0 + 2 * i), timeout(71.0 + 2 * i))),
+        *plain(90.0, None, None, B, "correct"),
+        *(e for i in range(4) for e in (sel(100.0 + 2 * i), timeout(101.0 + 2 * i))),
     ]
     out = run(final_header(final_themes=1), *events)
     assert strip_t(of_type(out, "shootout_started")) == [
         {"type": "shootout_started", "seats": [A, B], "number": 1},
         {"type": "shootout_started", "seats": [A, B], "number": 2},
     ]
-    assert [o["price"] for o in after(out, 40.0, "question")] == [10, 20, 30, 40, 50] * 2
+    assert [o["price"] for o in after(out, 70.0, "question")] == [10, 20, 30, 40, 50] * 2
     assert game_over(out) == [{"type": "game_over", "winner": B}]
     assert final_scores(out) == {"1": 150, "2": 150, "3": -10}
 
@@ -877,6 +886,7 @@ def test_E26_tv_modern_final_and_shootout() -> None:
         *(remove(10.0 + i, i + 1, seat) for i, seat in enumerate([B, A] * 3)),
         stake(20.0, A, 1000),
         stake(21.0, B, 3000),
+        *read_final(22.0),
         fjudge(60.0, "correct", B),
         fjudge(61.0, "correct", A),
         *tv_plain(70.0, A, "correct"),
@@ -935,6 +945,7 @@ def test_TV_F_1_single_positive_plays_alone_and_wins_whatever_the_result() -> No
         *TV_END_MAIN,
         *(remove(10.0 + i, i + 1) for i in range(6)),
         stake(20.0, A, 500),
+        *read_final(22.0),
         fjudge(60.0, "wrong", A),  # 500 - 500 = 0, level with C
     ]
     out = run(tvm_final(), *events)
@@ -954,6 +965,7 @@ TV_F_5_SETUP = (
     stake(20.0, A, 100),  # 13
     stake(21.0, B, 200),  # 14
     stake(22.0, C, 300),  # 15
+    *read_final(23.0),  # 16-17: the answers are in at 54.0
 )
 
 
@@ -990,6 +1002,61 @@ def test_TV_F_5_plain_judge_follows_the_order() -> None:
     assert final_scores(out) == {"1": 5100, "2": 3200, "3": 3700}
 
 
+# -- the verdicts come after the answers are in (C2003-2.7.4/2.7.5, TV-F-4/5) -------------
+
+TV_F_5_STAKES = TV_F_5_SETUP[:-2]  # every stake in, the question not read yet (lines 2-15)
+
+
+def refusal(*events: dict[str, Any]) -> str:
+    with pytest.raises(JournalError) as info:
+        run(tvm_final(), *events)
+    return str(info.value)
+
+
+def test_C2003_2_7_4_a_verdict_before_the_final_question_is_read_is_refused() -> None:
+    message = refusal(*TV_F_5_STAKES, fjudge(23.0, "correct", B))
+    assert "line 16" in message and "has not been read yet" in message
+
+
+def test_TV_F_4_a_verdict_during_the_reading_is_refused() -> None:
+    message = refusal(*TV_F_5_STAKES, rs(23.0), ok(23.5))
+    assert "line 17" in message and "has not been read yet" in message
+
+
+def test_C2003_2_7_5_a_verdict_inside_the_30_s_is_refused_and_reveals_nothing() -> None:
+    message = refusal(*TV_F_5_SETUP, fjudge(40.0, "correct", B))
+    # the reading ended at 24.0: 14 s of the 30 are left
+    assert "line 18" in message and "still writing" in message and "14.0 s" in message
+
+
+def test_TV_F_5_the_answers_are_in_at_the_end_of_the_30_s() -> None:
+    out = run(tvm_final(), *TV_F_5_SETUP, fjudge(54.0, "correct", B))
+    assert of_type(out, "final_timer") == [{"t": 24.0, "type": "final_timer", "until": 54.0}]
+    # time alone brings the answers in; then the first verdict reveals the first stake
+    assert after(out, 24.5) == [
+        {"t": 54.0, "type": "final_answers_in", "judge_order": [B, C, A]},
+        {"t": 54.0, "type": "final_stake", "seat": B, "stake": 200},
+        {"t": 54.0, "type": "score", "seat": B, "delta": 200, "score": 3200},
+        *after(out, 54.0, "result"),
+    ]
+
+
+def test_C2003_2_7_3_the_final_question_is_read_once_every_stake_is_in() -> None:
+    message = refusal(*TV_F_5_STAKES[:-1], rs(23.0))
+    assert "line 15" in message and "waiting for seat 3" in message
+    message = refusal(*TV_F_5_STAKES[:-1], re_(23.0))
+    assert "line 15" in message and "every stake is in" in message
+
+
+def test_C2003_2_7_4_the_final_question_is_read_once() -> None:
+    assert "read already" in refusal(*TV_F_5_SETUP, rs(30.0))
+    assert "read already" in refusal(*TV_F_5_SETUP, re_(30.0))
+
+
+def test_cli_final_verdict_inside_the_30_s(tmp_path: Path) -> None:
+    assert_cli_error(tmp_path, 18, tvm_final(), *TV_F_5_SETUP, fjudge(30.0, "correct", B))
+
+
 def test_TV_F_1_players_who_left_do_not_join_the_shootout() -> None:
     # C (0) leaves before the final; A and B both lose their all-in: 0, 0, 0.
     out = run(
@@ -998,8 +1065,9 @@ def test_TV_F_1_players_who_left_do_not_join_the_shootout() -> None:
         *TV_END_MAIN,
         stake(20.0, A, 100),
         stake(21.0, B, 50),
-        fjudge(30.0, "wrong", B),
-        fjudge(31.0, "wrong", A),
+        *read_final(22.0),
+        fjudge(53.0, "wrong", B),
+        fjudge(54.0, "wrong", A),
     )
     assert strip_t(of_type(out, "final_started")) == [
         {"type": "final_started", "seats": [A, B], "themes": 1}
@@ -1298,7 +1366,7 @@ def test_cli_objection_after_the_next_select(tmp_path: Path) -> None:
 
 def test_cli_final_judge_out_of_order(tmp_path: Path) -> None:
     # TV-F-5: B (3000) is judged first, not A.
-    assert_cli_error(tmp_path, 16, tvm_final(), *TV_F_5_SETUP, fjudge(60.0, "correct", A))
+    assert_cli_error(tmp_path, 18, tvm_final(), *TV_F_5_SETUP, fjudge(60.0, "correct", A))
 
 
 @pytest.mark.parametrize(

@@ -196,7 +196,21 @@ def _explain(command: dict[str, Any], snap: dict[str, Any]) -> tuple[str, str]:
                 f"Ответы финала оцениваются позже; сейчас — {where_ru}.",
                 f"Final answers are judged later; now it is {where_en}.",
             )
-        order = (snap.get("final") or {}).get("judge_order") or []
+        final = snap.get("final") or {}
+        if stage == "final_judging" and not final.get("answers_in"):
+            # C2003-2.7.4/2.7.5, TV-F-4/5: verdicts once the written answers are in
+            if final.get("answers_due") is None:
+                return (
+                    "Сначала прочитайте вопрос финала («Чтение окончено» запускает 30 с на "
+                    "запись); ответы оцениваются после них.",
+                    "Read the final question first (its end starts the 30 s to write); "
+                    "the answers are judged after them.",
+                )
+            return (
+                "Игроки ещё пишут ответы: оценивайте, когда выйдет время.",
+                "The players are still writing: judge when the time is up.",
+            )
+        order = final.get("judge_order") or []
         if kind == "final_judge" and order and command.get("seat") not in (None, order[0]):
             return (
                 f"Ответы оцениваются по возрастанию счёта: следующий — {name(snap, order[0])}.",
@@ -204,8 +218,14 @@ def _explain(command: dict[str, Any], snap: dict[str, Any]) -> tuple[str, str]:
             )
         return "", ""
     if kind in ("reading_start", "reading_end"):
-        final = stage in ("final_stakes", "final_judging")
-        if final:
+        if stage == "final_stakes":
+            return (
+                "Вопрос финала читается, когда сданы все ставки.",
+                "The final question is read once every stake is in.",
+            )
+        if stage == "final_judging":
+            if (snap.get("final") or {}).get("answers_due") is not None:
+                return "Вопрос финала уже прочитан.", "The final question has been read already."
             return "", ""
         if stage != "question":
             return (

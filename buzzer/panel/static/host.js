@@ -767,9 +767,18 @@
     // answers, the 30 s and the verdicts are in the dock
     questionBlock(box);
     const next = f.judge_order[0];
-    dock.append(finalReading(), answeringBox(t("final.next", { name: "" }), next, null,
-      el("div", { class: "note" }, t("final.hidden")), finalTimer()),
-    verdictButtons({ type: "final_judge" }, next));
+    // C2003-2.7.4/2.7.5, TV-F-4/5: the verdicts come once the answers are in, after
+    // the reading and its 30 s; until then they are shown, but cannot be tapped
+    const verdicts = verdictButtons({ type: "final_judge" }, next);
+    let wait = null;
+    if (!f.answers_in) {
+      for (const b of verdicts.querySelectorAll("button")) b.disabled = true;
+      wait = el("div", { class: "note", id: "final-wait" },
+        t(f.answers_due === null ? "final.read.first" : "final.writing"));
+    }
+    if (f.answers_due === null) dock.append(finalReading());
+    dock.append(answeringBox(t("final.next", { name: "" }), next, null,
+      el("div", { class: "note" }, t("final.hidden")), finalTimer(), wait), verdicts);
     box.append(el("p", { class: "note" }, t("final.order", { names: f.judge_order.map(name).join(" → ") })));
   }
 
