@@ -516,13 +516,16 @@ class Game(FinalRound):
         out.append(Note(t, "special", (("kind", "stake"), ("opener", opener), ("order", order))))
         forced = self.bidding.opening_bids()
         if forced is not None and len(forced) == 1:
-            # C2003-2.4.6a, TV-S-AUC-2: an opener below the nominal plays for the nominal.
+            # C2003-2.4.6a, TV-S-AUC-2: an opener below the nominal plays for the nominal;
+            # an opener whose score is the lowest bid can only bid it, all-in. Either
+            # way the engine places the only legal bid itself (docs/journal.md).
             self.bidding.place(opener, forced[0])
+            all_in = self.bidding.leader_all_in
             out.append(
                 Note(
                     t,
                     "bid",
-                    (("seat", opener), ("amount", forced[0]), ("all_in", False), ("forced", True)),
+                    (("seat", opener), ("amount", forced[0]), ("all_in", all_in), ("forced", True)),
                 )
             )
             self._after_bidding_move(t, out)

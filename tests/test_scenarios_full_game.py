@@ -198,6 +198,24 @@ def test_E06_c2003_stake_opener_below_nominal() -> None:
     }
 
 
+def test_C2003_2_4_6_D1_an_opener_with_exactly_the_nominal_bids_it_all_in_by_itself() -> None:
+    # C has 80, the nominal: the only legal opening bid is 80, the whole score. The
+    # engine places it (docs/journal.md), as it does for an opener below the nominal.
+    setup = (*scores_at(0, 150, 60, 80), sel(1.0, 1, 80))  # lines 2-4, 5
+    out = run(E06_HEAD, *setup)
+    assert strip_t(after(out, 1.0))[1:5] == [
+        {"type": "special", "kind": "stake", "opener": C, "order": [C, A, B]},
+        {"type": "bid", "seat": C, "amount": 80, "all_in": True, "forced": True},
+        {"type": "pass", "seat": B, "auto": True},
+        {"type": "bid_turn", "seat": A},
+    ]
+    # ...so C2003-2.4.6d holds: only a larger all-in beats it
+    assert rejected_line(E06_HEAD, *setup, bid(2.0, A, 100)) == 6
+    assert rejected_line(E06_HEAD, *setup, bid(2.0, C, 80)) == 6  # already placed
+    won = run(E06_HEAD, *setup, bid(2.0, A, 150), ok(3.0))
+    assert {"type": "stake_won", "seat": A, "stake": 150} in strip_t(won)
+
+
 def test_E06_c2003_bid_above_score_rejected() -> None:
     # A has 150: a bid of 160 is above A's score (D5).
     assert rejected_line(E06_HEAD, *E06_SETUP, bid(2.0, A, 160)) == 6

@@ -109,8 +109,12 @@ class Bidding:
             if score < 0 and self.rules.offer_to_zero:
                 return tuple(sorted({self.nominal, -score}))
             return (self.nominal,)
-        if score < self._minimum():
+        low = self._minimum()
+        if score < low:
             return (self.nominal,)  # C2003-2.4.6a/D1, TV-S-AUC-2: plays for the nominal
+        if score == low:
+            # The lowest bid is the whole score: the only bid there is, an all-in.
+            return (score,)
         return None
 
     # -- moves ---------------------------------------------------------------
