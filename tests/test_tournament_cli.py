@@ -159,6 +159,44 @@ def test_new_register_draw_result_standings_export(db: Path, tmp_path: Path) -> 
     assert "the final has been played" in refused("draw", db)
 
 
+def test_an_override_shows_in_standings_draws_and_export_with_its_reason(
+    db: Path, tmp_path: Path
+) -> None:
+    games = drawn(ok("draw", db, "--seed", "7"))
+    for game_id, players in games.items():  # Red 1st, Green 2nd, Blue 3rd everywhere
+        seat = {TEAM_OF[n]: i for i, n in enumerate(players, start=1)}
+        path = journal(tmp_path / f"g{game_id}.jsonl", players, seat["Red"], seat["Blue"])
+        ok("result", db, game_id, path)
+    teams = ok("standings", db).split("Team standings")[1].splitlines()[2:5]
+    assert [line.split()[1:3] for line in teams] == [
+        ["Red", "3.00"],
+        ["Green", "1.00"],
+        ["Blue", "0.00"],
+    ]
+    first = min(games)
+    seat = {TEAM_OF[n]: i for i, n in enumerate(games[first], start=1)}
+    reason = "протест Blue принят жюри"
+    places = ["--place", f"{seat['Blue']}=1", "--place", f"{seat['Red']}=3"]
+    ok("override", db, first, *places, "--reason", reason)
+    standings = ok("standings", db)
+    teams = standings.split("Team standings")[1].splitlines()[2:5]
+    # TOUR-1.9, TOUR-3.3: Red 0+3+3 = 6/3, Blue 3+0+0 = 3/3, Green stays 1+1+1 = 3/3,
+    # ahead of Blue on the §3.6 sum of points (0 against −30)
+    assert [line.split()[:3] for line in teams] == [
+        ["1", "Red", "2.00"],
+        ["2", "Green", "1.00"],
+        ["3", "Blue", "1.00"],
+    ]
+    assert "Overrides by the committee (TOUR-1.9)" in standings and reason in standings
+    assert reason in ok("draws", db)
+    out_csv = tmp_path / "cup.csv"
+    ok("export", db, out_csv)
+    with out_csv.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert {r["override"] for r in rows if r["game"] == str(first)} == {reason}
+    assert {r["override"] for r in rows if r["game"] != str(first)} == {""}
+
+
 def test_bad_input(db: Path, tmp_path: Path) -> None:
     assert "no such tournament database" in refused("standings", tmp_path / "nope.sqlite")
     assert "tournament new" in refused("draw", tmp_path / "nope.sqlite")
@@ -186,6 +224,13 @@ def test_bad_input(db: Path, tmp_path: Path) -> None:
     assert "seats the players" in refused("result", db, game_id, swapped)
     stranger = journal(tmp_path / "stranger.jsonl", [*games[game_id][:2], "Никто"], 1, None)
     assert "'Никто' are not registered" in refused("result", db, game_id, stranger)
+    other = next(players for g, players in games.items() if g != game_id)
+    elsewhere = journal(tmp_path / "other.jsonl", [*games[game_id][:2], other[0]], 1, None)
+    assert f"are not game {game_id}'s drawn players" in refused("result", db, game_id, elsewhere)
+    with sqlite3.connect(db) as conn:  # none of the refusals recorded anything
+        assert conn.execute("SELECT COUNT(*) FROM results").fetchone()[0] == 0
+        recorded = conn.execute("SELECT COUNT(*) FROM games WHERE recorded IS NOT NULL")
+        assert recorded.fetchone()[0] == 0
 
     ok("result", db, game_id, finished)
     assert "already recorded" in refused("result", db, game_id, finished)

@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 from collections import Counter
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -212,6 +213,52 @@ def test_override_changes_the_winner_and_is_journaled(tmp_path: Path) -> None:
         assert first.players[1] in final.players and first.players[0] not in final.players
         with pytest.raises(TournamentError, match="next draw"):
             store.override(first.id, {1: 1, 2: 2}, "too late")
+
+
+def test_TOUR_1_9_an_override_moves_the_team_table_as_it_moves_the_export(
+    tmp_path: Path,
+) -> None:
+    with new_store(tmp_path, seniors=9, teams=3) as store:
+        games = store.draw_next(seed=2)
+        for game in games:
+            x, y, z = game.players
+            record(store, game.id, {x: 300, y: 200, z: 100}, x)
+        team = {p.name: p.team for p in store.players()}
+        before = {row.team: row.points for row in store.team_standings()}
+        x, y, _ = games[0].players
+        store.override(games[0].id, {1: 2, 2: 1}, "B's objection accepted")
+        after = {row.team: row.points for row in store.team_standings()}
+        # x drops from 3 points to 1, y rises from 1 to 3; each team divides by its 3
+        assert after[team[x]] - before[team[x]] == Fraction(-2, 3)
+        assert after[team[y]] - before[team[y]] == Fraction(2, 3)
+        # the standings and the export agree, point for point
+        exported: dict[str, Fraction] = {}
+        for row in store.seat_results():
+            exported[row.team or ""] = exported.get(row.team or "", Fraction(0)) + row.team_points
+        assert after == {t: total / 3 for t, total in exported.items()}
+        # and the reason travels with the game's rows
+        reasons = {r.override for r in store.seat_results() if r.game_id == games[0].id}
+        assert reasons == {"B's objection accepted"}
+        assert {r.override for r in store.seat_results() if r.game_id != games[0].id} == {None}
+
+
+def test_TOUR_3_D_a_member_cut_in_the_qualifier_counts_in_the_divisor(tmp_path: Path) -> None:
+    with new_store(tmp_path, seniors=40, teams=5) as store:
+        store.record_qualifier(e14_scores())
+        games = store.draw_next(seed=4)
+        drawn = {n for g in games for n in g.players}
+        cut = {f"S{i:02}" for i in range(40)} - drawn
+        assert cut, "the qualifier cut someone"
+        for game in games:
+            scores = dict(zip(game.players, (300, 200, 100, 0), strict=False))
+            record(store, game.id, scores, game.players[0])
+        # every registered member played the qualifier: each team divides by all 8
+        table = store.team_standings()
+        assert {row.players for row in table} == {8}
+        earned: dict[str, Fraction] = {}
+        for row in store.seat_results():
+            earned[row.team or ""] = earned.get(row.team or "", Fraction(0)) + row.team_points
+        assert {row.team: row.points for row in table} == {t: p / 8 for t, p in earned.items()}
 
 
 def test_TOUR_3_5_a_shootout_does_not_split_tied_team_points(tmp_path: Path) -> None:

@@ -158,6 +158,7 @@ def _cmd_draws(args: argparse.Namespace) -> int:
         with TournamentStore(args.db) as store:
             records = store.draws()
             checks = [store.reproduces(r) for r in records]
+            overrides = store.overrides()
     except TournamentError as exc:
         return _fail("draws", exc)
     for record, check in zip(records, checks, strict=True):
@@ -167,6 +168,8 @@ def _cmd_draws(args: argparse.Namespace) -> int:
             f"stage {record.stage}  seed {record.seed}  {replay}  "
             + json.dumps(record.outcome, ensure_ascii=False)
         )
+    for override in overrides:  # the committee's decisions belong to the same record
+        print(f"{_override_line(override)}  at {override.at}")
     return 0 if False not in checks else 1
 
 
@@ -188,12 +191,17 @@ def _cmd_override(args: argparse.Namespace) -> int:
             record = store.override(args.game_id, dict(args.place), args.reason)
     except TournamentError as exc:
         return _fail("override", exc)
-    print(
+    print(_override_line(record))
+    return 0
+
+
+def _override_line(record: Any) -> str:
+    """One override as the committee reads it, wherever it is shown (TOUR-1.9)."""
+    return (
         f"override {record.id}: game {record.game_id} places {record.after['places']} "
         f"(were {record.before['places']}), winner seat {record.after['winner_seat']}; "
         f"reason: {record.reason}"
     )
-    return 0
 
 
 def _points(value: Any) -> str:
@@ -207,6 +215,7 @@ def _cmd_standings(args: argparse.Namespace) -> int:
         with TournamentStore(args.db) as store:
             players = store.individual_standings()
             teams = store.team_standings()
+            overrides = store.overrides()
     except TournamentError as exc:
         return _fail("standings", exc)
     group = None
@@ -230,6 +239,10 @@ def _cmd_standings(args: argparse.Namespace) -> int:
             f"{team.rank:>3}  {team.team:24} {_points(team.points):>8} {team.players:>7} "
             f"{team.individual_sum:>6}"
         )
+    if overrides:
+        print("Overrides by the committee (TOUR-1.9), counted above")
+        for override in overrides:
+            print(f"  {_override_line(override)}")
     return 0
 
 
@@ -258,6 +271,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
                     "place",
                     "winner",
                     "team_points",
+                    "override",
                 ]
             )
             for r in rows:
@@ -273,6 +287,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
                         r.place,
                         int(r.winner),
                         _points(r.team_points),
+                        r.override or "",
                     ]
                 )
     except OSError as exc:

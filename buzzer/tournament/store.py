@@ -262,6 +262,8 @@ class SeatResult:
     winner: bool
     team_points: Fraction
     superfinal: bool = False
+    #: The committee's reason when it overrode this game's places (TOUR-1.9), else None.
+    override: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -1014,7 +1016,12 @@ class TournamentStore:
         # Team points come from the scores (TOUR-3.5: a tie shares the places'
         # points, whatever a shootout decided); a game whose result the committee
         # overrode (TOUR-1.9) counts by the places it set.
-        overridden = {g for (g,) in self._db.execute("SELECT DISTINCT game_id FROM overrides")}
+        overridden = {
+            g: reason
+            for g, reason in self._db.execute(
+                "SELECT game_id, reason FROM overrides ORDER BY id"
+            )  # the latest override of a game gives its reason
+        }
         scores: dict[int, dict[str, int]] = {}
         places: dict[int, dict[str, int]] = {}
         for row in rows:
@@ -1043,6 +1050,7 @@ class TournamentStore:
                 winner=bool(won),
                 team_points=points[g][name],
                 superfinal=bool(sf),
+                override=overridden.get(g),
             )
             for g, st, ag, seat, name, team, score, place, won, sf in rows
         )
@@ -1098,13 +1106,26 @@ class TournamentStore:
         return tuple(table)
 
     def team_standings(self) -> tuple[TeamStanding, ...]:
-        """TOUR-3.3–3.6 over every recorded game; divisor: the team's players who played."""
+        """TOUR-3.3–3.6 over every recorded game; divisor: the team's players who played.
+
+        The team points are the seats' own (:meth:`seat_results`), so a game
+        the committee overrode counts by its places here as in the export
+        (TOUR-1.9). Who played includes the written qualifier (TOUR-3-D): a
+        member cut there still counts in the team's divisor.
+        """
         registry = register(self.players(), self.cutoff)
         by_game: dict[int, dict[str, int]] = {}
+        earned: dict[int, dict[str, Fraction]] = {}
         for result in self.seat_results():
             by_game.setdefault(result.game_id, {})[result.name] = result.score
-        participants = {n for g in self.games() for n in g.players}
-        return team_standings(by_game.values(), registry.ranked_teams(), participants)
+            earned.setdefault(result.game_id, {})[result.name] = result.team_points
+        participants = {n for g in self.games() for n in g.players} | set(self.qualifier_scores())
+        return team_standings(
+            list(by_game.values()),
+            registry.ranked_teams(),
+            participants,
+            points=[earned[g] for g in by_game],
+        )
 
 
 class _NotReady(Exception):

@@ -52,14 +52,22 @@ def team_standings(
     games: Iterable[Mapping[str, int]],
     teams: Mapping[str, Iterable[str]],
     participants: Iterable[str],
+    *,
+    points: Iterable[Mapping[str, Fraction]] | None = None,
 ) -> tuple[TeamStanding, ...]:
     """The team table from every triple and four of the tournament (TOUR-3-D).
 
     ``games`` are final scores without shootouts (qualifier excluded);
     ``teams`` are the teams with team standings (TOUR-1.3/1.4: ≥ 3 players);
     ``participants`` are everyone who played any stage, the qualifier
-    included, which sets each team's divisor (TOUR-3-D).
+    included, which sets each team's divisor (TOUR-3-D). ``points``: each
+    game's team points, game by game, when not those of its scores — a game
+    whose places the committee set (TOUR-1.9) counts by those places.
     """
+    games = list(games)
+    per_game = [game_team_points(scores) for scores in games] if points is None else list(points)
+    if len(per_game) != len(games):
+        raise ValueError("points must give one mapping per game")
     played = set(participants)
     member_of: dict[str, str] = {}
     for team, members in teams.items():
@@ -69,25 +77,25 @@ def team_standings(
             member_of[name] = team
     totals = {team: Fraction(0) for team in teams}
     sums = dict.fromkeys(teams, 0)
-    for scores in games:
-        for name, points in game_team_points(scores).items():
+    for scores, earned in zip(games, per_game, strict=True):
+        for name, value in earned.items():
             owner = member_of.get(name)
             if owner is not None:
-                totals[owner] += points
+                totals[owner] += value
                 sums[owner] += scores[name]
     rows = []
     for team, members in teams.items():
         divisor = sum(1 for name in set(members) if name in played)
-        points = totals[team] / divisor if divisor else Fraction(0)
-        rows.append((points, sums[team], team, divisor))
+        share = totals[team] / divisor if divisor else Fraction(0)
+        rows.append((share, sums[team], team, divisor))
     rows.sort(key=lambda r: (-r[0], -r[1], r[2]))
     result: list[TeamStanding] = []
-    for index, (points, total, team, divisor) in enumerate(rows):
-        if result and (result[-1].points, result[-1].individual_sum) == (points, total):
+    for index, (share, total, team, divisor) in enumerate(rows):
+        if result and (result[-1].points, result[-1].individual_sum) == (share, total):
             rank = result[-1].rank
         else:
             rank = index + 1
         result.append(
-            TeamStanding(rank=rank, team=team, points=points, individual_sum=total, players=divisor)
+            TeamStanding(rank=rank, team=team, points=share, individual_sum=total, players=divisor)
         )
     return tuple(result)
