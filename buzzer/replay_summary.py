@@ -88,6 +88,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "fault.stalled": "  источник {source}: сбой ({detail})",
         "fault.back": "  источник {source}: снова в строю ({detail})",
         "time_up": "  время раунда {round} вышло: остальные вопросы не играются",
+        "warning": "  [{t} с] сигнал: до конца раунда {round} осталась минута",
         "lot": "  наименьший счёт у {names}: по жребию первым выбирает {name}",
         "youngest": "  наименьший счёт у {names}: первым выбирает младший, {name}",
         "final": "Финал: играют {names}; тем: {themes}",
@@ -169,6 +170,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "fault.stalled": "  source {source}: fault ({detail})",
         "fault.back": "  source {source}: back ({detail})",
         "time_up": "  round {round}'s time is up: the rest of it is not played",
+        "warning": "  [{t} s] the signal: one minute of round {round} is left",
         "lot": "  lowest score: {names}; by lot, {name} chooses first",
         "youngest": "  lowest score: {names}; the youngest, {name}, chooses first",
         "final": "Final: {names} play; themes: {themes}",
@@ -530,6 +532,9 @@ class _Writer:
     def on_source_fault(self, r: Record) -> None:
         state = "back" if r.get("state") == "back" else "stalled"
         self.say(f"fault.{state}", source=r["source"], detail=r.get("detail") or "—")
+
+    def on_round_warning(self, r: Record) -> None:
+        self.say("warning", t=seconds_text(r["t"]), round=r["round"])
 
     def on_round_time_up(self, r: Record) -> None:
         self.end_block()

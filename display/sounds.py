@@ -1,4 +1,4 @@
-"""The four cues, synthesised at start-up and played through ``pygame.mixer``.
+"""The five cues, synthesised at start-up and played through ``pygame.mixer``.
 
 No recordings: each cue is a few sine partials under an envelope, computed
 into a sample array in the mixer's own format (rate, sample size, channels)
@@ -8,7 +8,9 @@ when :class:`Sounds` starts. Which cue a batch of decisions calls for is
 - ``press``: a bright two-partial ding, 0.16 s — someone won the button;
 - ``false_start``: two low buzzes, 0.5 s;
 - ``time_up``: three falling beeps, 0.9 s — the press window ran out;
-- ``round_end``: a gong, 1.8 s — a round (or the game) is over.
+- ``round_end``: a gong, 1.8 s — a round (or the game) is over;
+- ``round_warning``: two rising chimes, 0.6 s — a minute of the round clock
+  is left (TV-H-1994-10, the eras that had it).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ PRESS = "press"
 FALSE_START = "false_start"
 TIME_UP = "time_up"
 ROUND_END = "round_end"
-CUES = (PRESS, FALSE_START, TIME_UP, ROUND_END)
+ROUND_WARNING = "round_warning"
+CUES = (PRESS, FALSE_START, TIME_UP, ROUND_END, ROUND_WARNING)
 
 #: Seconds each cue lasts.
 DURATIONS: Mapping[str, float] = {
@@ -34,6 +37,7 @@ DURATIONS: Mapping[str, float] = {
     FALSE_START: 0.5,
     TIME_UP: 0.9,
     ROUND_END: 1.8,
+    ROUND_WARNING: 0.6,
 }
 
 PEAK = 0.8  # headroom below full scale
@@ -147,6 +151,11 @@ def synthesize(cue: str, rate: int) -> list[float]:
             (1058.0, 0.15, 0.2),
         ]
         samples = _tone(rate, 1.8, partials, attack=0.003, release=0.3)
+    elif cue == ROUND_WARNING:
+        samples = []
+        for frequency in (660.0, 990.0):
+            samples += _tone(rate, 0.25, [(frequency, 1.0, 0.15), (frequency * 2, 0.3, 0.08)])
+            samples += _silence(rate, 0.05)
     else:
         raise ValueError(f"unknown cue {cue!r}; the cues are: {', '.join(CUES)}")
     expected = round(DURATIONS[cue] * rate)
@@ -223,6 +232,8 @@ def cues_for(
         found.add(TIME_UP)
     if kinds & {"round_time_up", "game_over"}:
         found.add(ROUND_END)
+    if "round_warning" in kinds:
+        found.add(ROUND_WARNING)
     round_before, done_before = _round_done(before)
     round_after, done_after = _round_done(after)
     if done_after and not (done_before and round_before == round_after):

@@ -77,6 +77,8 @@ Overrides = TypedDict(
         "shootout_prices": tuple[int, ...],
         # TV-G-6: the round clock; None: no time limit.
         "round_clock_ns": int | None,
+        # TV-H-1994-10: the warning signal before the round clock runs out; None: none.
+        "round_warning_ns": int | None,
         # TV-G-4: who chooses the first question of the game.
         "first_chooser": FirstChooserRule,
     },
@@ -163,9 +165,8 @@ ERA_CHANGES: tuple[EraChange, ...] = (
         datetime.date(1994, 10, 1),
         "TV-H-1994-10",
         "Round limit 10 min: a gong at 10 min ends the round (TV-G-6).",
-        overrides={"round_clock_ns": _TEN_MINUTES},
-        sources={"round_clock_ns": "TV-G-6"},
-        not_expressed="The warning signal at 9 min (no field for a warning time).",
+        overrides={"round_clock_ns": _TEN_MINUTES, "round_warning_ns": 60 * _S},
+        sources={"round_clock_ns": "TV-G-6", "round_warning_ns": "TV-H-1994-10"},
         ends=datetime.date(2008, 1, 1),
     ),
     EraChange(
@@ -273,8 +274,10 @@ ERA_CHANGES: tuple[EraChange, ...] = (
             "final.themes": 7,
             "shootout_prices": (100, 200, 300, 400, 500),
             "first_chooser": FirstChooserRule.CENTRAL_TABLE,
+            "round_warning_ns": None,
         },
         sources={
+            "round_warning_ns": "TV-H-2001-09",
             "first_chooser": "TV-G-4",
             "rounds": "TV-G-3",
             "stake.step": "TV-S-AUC-1",
@@ -285,8 +288,7 @@ ERA_CHANGES: tuple[EraChange, ...] = (
         not_expressed=(
             f"{_COUNTS}: round 1 has 3 cats, round 2 has 2 cats + 2 auctions, round 3 has "
             "3 auctions. The central-table player (grandmaster) chooses first in round 1 "
-            "(TV-G-4). Cat values sometimes multiples of 50. The removal of the 9-min "
-            "warning (no warning field; the 10-min clock itself stays). The renaming "
+            "(TV-G-4). Cat values sometimes multiples of 50. The renaming "
             "(stake question → auction) is wording only."
         ),
     ),

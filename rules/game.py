@@ -116,6 +116,8 @@ class Game(FinalRound):
         self.chooser: int | None = None
         self.winner: int | None = None
         self.round_started_at: int | None = None
+        #: The round whose one-minute warning has sounded (TV-H-1994-10), if any.
+        self.round_warned: int | None = None
         # The question being played: verdicts so far (for objections, TOUR-3.7).
         self.verdicts: list[Verdict] = []
         self.objections_open = False
@@ -317,6 +319,18 @@ class Game(FinalRound):
 
     def advance(self, t: int, out: list[Decision]) -> None:
         """Time has reached ``t``: fire the deadlines before it."""
+        warning = self._round_warning_at()
+        if warning is not None and warning < t:
+            # TV-H-1994-10: the signal sounds whatever is being played; it decides nothing
+            self.round_warned = self.board.round_index
+            left = (self.rules.round_warning_ns or 0) / 1e9
+            out.append(
+                Note(
+                    warning,
+                    "round_warning",
+                    (("round", self.board.round_index + 1), ("left_s", left)),
+                )
+            )
         if self.stage is Stage.QUESTION and self.arbiter.advance(t, out):
             closes_at = self.arbiter.closes_at
             assert closes_at is not None
@@ -330,6 +344,13 @@ class Game(FinalRound):
 
     def next_deadline(self) -> int | None:
         """The next instant at which time passing alone changes something."""
+        deadline = self._stage_deadline()
+        warning = self._round_warning_at()
+        if warning is None:
+            return deadline
+        return warning if deadline is None else min(warning, deadline)
+
+    def _stage_deadline(self) -> int | None:
         arbiter = self.arbiter
         if self.stage is Stage.QUESTION and arbiter.phase is Phase.OPEN:
             return arbiter.closes_at
@@ -611,6 +632,14 @@ class Game(FinalRound):
         if self.board.round_done:
             return None
         return started + clock
+
+    def _round_warning_at(self) -> int | None:
+        """When this round's warning signal sounds (TV-H-1994-10), if it is still to come."""
+        before = self.rules.round_warning_ns
+        if before is None or self.round_warned == self.board.round_index:
+            return None
+        end = self._round_clock_end()
+        return None if end is None else end - before
 
     def _check_round_clock(self, t: int, out: list[Decision]) -> None:
         """TV-G-6 DEFAULT: the clock runs from the round's first question; a question in

@@ -76,6 +76,9 @@ class RuleSystem:
     round_tie_break: TieBreak = TieBreak.LOT
     #: The round clock (TV-G-6, Oct 1994 – Jan 2008); None: rounds have no time limit.
     round_clock_ns: int | None = None
+    #: The warning signal this long before the round clock runs out (TV-H-1994-10:
+    #: 1 min, until Sep 2001); None: no warning.
+    round_warning_ns: int | None = None
     #: parameter name → the rule ID that sets it.
     citations: Mapping[str, str] = dataclasses.field(default_factory=dict)
 

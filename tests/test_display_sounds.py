@@ -15,6 +15,7 @@ from display.sounds import (
     PEAK,
     PRESS,
     ROUND_END,
+    ROUND_WARNING,
     TIME_UP,
     SoundConfig,
     Sounds,
@@ -118,6 +119,7 @@ def test_which_decisions_call_for_which_cue() -> None:
     assert cues_for([{"type": "score"}], half, done) == [ROUND_END]
     assert cues_for([], done, done) == []  # once per round
     assert cues_for([{"type": "round_time_up"}], half, done) == [ROUND_END]
+    assert cues_for([{"type": "round_warning", "round": 1}], half, half) == [ROUND_WARNING]
     assert cues_for([{"type": "game_over", "winner": 1}], done, dict(done, stage="over")) == [
         ROUND_END
     ]
@@ -130,5 +132,6 @@ def test_a_whole_game_calls_for_every_cue() -> None:
     for frame in game.frames:
         heard += cues_for(frame.decisions, before, frame.snapshot)
         before = frame.snapshot
-    assert set(heard) == set(CUES)
+    # tv-modern has no round clock, so no warning (TV-H-2001-09 removed it)
+    assert set(heard) == set(CUES) - {ROUND_WARNING}
     assert heard.count(ROUND_END) >= 2  # the board's end, and the game's

@@ -201,12 +201,14 @@ def test_TV_94_first_rules_are_tv_1994() -> None:
     assert describe_era(TV_FIRST_DAY) == ["TV-94"]
 
 
-def test_TV_H_1994_10_round_clock_10_min() -> None:
+def test_TV_H_1994_10_round_clock_10_min_and_the_warning_at_9() -> None:
     before, after = around("1994-10-01")
-    assert changed(before, after) == {"round_clock_ns"}
-    assert before.round_clock_ns is None
+    assert changed(before, after) == {"round_clock_ns", "round_warning_ns"}
+    assert before.round_clock_ns is None and before.round_warning_ns is None
     assert after.round_clock_ns == TEN_MINUTES
+    assert after.round_warning_ns == 60 * 1_000_000_000  # a minute before the gong
     assert after.citations["round_clock_ns"].startswith("TV-H-1994-10")
+    assert after.citations["round_warning_ns"].startswith("TV-H-1994-10")
 
 
 def test_TV_H_1995_01_all_in_beaten_by_any_larger_others_may_bid() -> None:
@@ -292,6 +294,7 @@ def test_TV_H_2001_09_three_rounds_auction_from_100_final_of_7_themes() -> None:
         "final.themes",
         "shootout_prices",
         "first_chooser",
+        "round_warning_ns",
     }
     # TV-G-4: the youngest chose first until the grandmaster's central table (2001).
     assert before.first_chooser is FirstChooserRule.YOUNGEST
@@ -308,6 +311,8 @@ def test_TV_H_2001_09_three_rounds_auction_from_100_final_of_7_themes() -> None:
     assert after.final is not None and after.final.themes == 7
     assert after.shootout_prices == (100, 200, 300, 400, 500)
     assert after.round_clock_ns == TEN_MINUTES  # the clock stays, only the warning goes
+    assert before.round_warning_ns is not None and after.round_warning_ns is None
+    assert after.citations["round_warning_ns"].startswith("TV-H-2001-09")
     assert "central-table" in row("TV-H-2001-09").not_expressed
 
 

@@ -1186,6 +1186,43 @@ def test_E28_tv_round_clock_ends_the_round_after_the_question_in_progress() -> N
     assert len([o for o in of_type(out, "question") if o["round"] == 1]) == 17
 
 
+def test_TV_H_1994_10_a_warning_signal_one_minute_before_the_gong() -> None:
+    # The clock runs from the first select at 10: the warning at 9:00 (t = 550), between
+    # question 16 (535-536) and question 17 (570); the gong at 10:00 (610).
+    out = run(tv_on("1995-06-01", A), *e28_events(), sel(620.0, 1, 40))
+    assert of_type(out, "round_warning") == [
+        {"t": 550.0, "type": "round_warning", "round": 1, "left_s": 60.0}
+    ]
+    warned = out.index(of_type(out, "round_warning")[0])
+    assert [o["type"] for o in out[warned - 1 : warned + 2]] == [
+        "chooser",
+        "round_warning",
+        "question",
+    ]
+    assert of_type(out, "round_time_up")[0]["t"] == 610.0
+    # ...and in the middle of a question it decides nothing: the question goes on
+    mid = run(
+        tv_on("1995-06-01", A), sel(10.0, 1, 10), rs(11.0), re_(545.0), pr(546.0, B), ok(555.0)
+    )
+    assert [o["type"] for o in mid if 546.0 <= o.get("t", 0) <= 555.0] == [
+        "recognized",
+        "round_warning",
+        "score",
+        "chooser",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("date", "warned"), [("1994-09-30", False), ("1994-10-01", True), ("2001-09-16", False)]
+)
+def test_TV_H_1994_10_and_2001_09_the_warning_exists_in_its_era_only(
+    date: str, warned: bool
+) -> None:
+    out = run(tv_on(date, A), sel(10.0, 1, 10 if date < "2001" else 100), timeout(11.0))
+    out += run(tv_on(date, A), sel(10.0, 1, 10 if date < "2001" else 100), timeout(560.0))
+    assert bool(of_type(out, "round_warning")) is warned
+
+
 def test_E28_tv_round_clock_runs_out_between_questions() -> None:
     # The first select at 10 starts the clock; the next select comes at 620, past 10:00.
     out = run(tv_on("1995-06-01", A), sel(10.0, 1, 10), timeout(11.0), sel(620.0, 1, 40))
