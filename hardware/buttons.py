@@ -40,6 +40,7 @@ from gpiozero import DigitalInputDevice  # type: ignore[import-untyped]
 
 from buzzer.arbiter.events import Judge, Press, ReadingEnd, ReadingStart, Release
 from hardware.edgeclock import EdgeClock, edge_clock_for
+from hardware.factory import claim_error
 from hardware.pinmap import ButtonPin, PinMap, describe_key
 
 log = logging.getLogger(__name__)
@@ -331,13 +332,16 @@ class ButtonBank:
             wanted = {k: v for k, v in wanted.items() if k in chosen}
         try:
             for key, spec in wanted.items():
-                device = StampedInput(
-                    spec.pin,
-                    pull_up=spec.pull_up,
-                    active_state=spec.active_state,
-                    pin_factory=pin_factory,
-                    on_edge=self._edge_handler(key),
-                )
+                try:
+                    device = StampedInput(
+                        spec.pin,
+                        pull_up=spec.pull_up,
+                        active_state=spec.active_state,
+                        pin_factory=pin_factory,
+                        on_edge=self._edge_handler(key),
+                    )
+                except Exception as exc:
+                    raise claim_error(exc, spec.pin, describe_key(key)) from exc
                 self.devices[key] = device
                 self.specs[key] = spec
                 with self._cond:

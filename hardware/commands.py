@@ -57,7 +57,11 @@ def _open(args: argparse.Namespace, command: str) -> tuple[Any, Any] | None:
 
     try:
         pinmap = resolve_pinmap(args.pins, args.simulate or getattr(args, "emulate", False))
-        factory = None if getattr(args, "emulate", False) else open_pin_factory(args.simulate)
+        factory = (
+            None
+            if getattr(args, "emulate", False)
+            else open_pin_factory(args.simulate, getattr(args, "gpiochip", None))
+        )
     except (PinMapError, FileNotFoundError, FactoryUnavailable) as exc:
         print(f"svoyak {command}: {exc}", file=sys.stderr)
         return None
@@ -87,6 +91,7 @@ def _png_path(given: str | None) -> Path | str:
 
 
 def _cmd_selftest(args: argparse.Namespace) -> int:
+    from hardware.factory import FactoryUnavailable
     from hardware.report import report_output
     from hardware.selftest import (
         CHECKS,
@@ -138,7 +143,7 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
                 stuck_ns=round(args.stuck_s * 1e9),
             )
             mode = "simulate" if args.simulate else "gpio"
-    except SelftestUnavailable as exc:
+    except (SelftestUnavailable, FactoryUnavailable) as exc:  # the service holds the pins
         print(f"svoyak selftest: {exc}", file=sys.stderr)
         return 2
     options = SelftestOptions(
@@ -164,6 +169,7 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
 
 def _cmd_check_buttons(args: argparse.Namespace) -> int:
     from hardware.checkbuttons import check_buttons, mock_presser
+    from hardware.factory import FactoryUnavailable
 
     opened = _open(args, "check-buttons")
     if opened is None:
@@ -180,20 +186,26 @@ def _cmd_check_buttons(args: argparse.Namespace) -> int:
         return 2
     timeout = args.timeout if args.timeout is not None else (0.3 if args.simulate else 15.0)
     press = mock_presser(pinmap, factory, args.simulate_missing) if args.simulate else None
-    result = check_buttons(
-        pinmap,
-        factory,
-        out=sys.stdout,
-        timeout_s=timeout,
-        press=press,
-        lamps=not args.no_lamps,
-        linger_s=0.0 if args.simulate else 1.0,
-    )
+    try:
+        result = check_buttons(
+            pinmap,
+            factory,
+            out=sys.stdout,
+            timeout_s=timeout,
+            press=press,
+            lamps=not args.no_lamps,
+            linger_s=0.0 if args.simulate else 1.0,
+        )
+    except FactoryUnavailable as exc:  # a pin held by another program (the service)
+        print(f"\nsvoyak check-buttons: {exc}", file=sys.stderr)
+        return 2
     return 0 if result.ok else 1
 
 
 def add_commands(subparsers: Any) -> None:
     """Register this package's subcommands on ``svoyak``'s subparsers."""
+    from hardware.factory import GPIOCHIP_HELP, chip_number
+
     selftest = subparsers.add_parser(
         "selftest",
         help="the technician's self-test: latency, fairness, bounce, glitches, stuck buttons",
@@ -223,6 +235,7 @@ def add_commands(subparsers: Any) -> None:
         "RP2040, through BridgeLink; the firmware's own hold-off",
     )
     selftest.add_argument("--pins", metavar="PATH", help=_SOURCE_HELP)
+    selftest.add_argument("--gpiochip", type=chip_number, metavar="N", help=GPIOCHIP_HELP)
     selftest.add_argument(
         "--checks",
         type=_csv,
@@ -281,6 +294,7 @@ def add_commands(subparsers: Any) -> None:
         "end (exit status 1). --simulate presses them itself on gpiozero mock pins.",
     )
     check.add_argument("--pins", metavar="PATH", help=_SOURCE_HELP)
+    check.add_argument("--gpiochip", type=chip_number, metavar="N", help=GPIOCHIP_HELP)
     check.add_argument(
         "--simulate", action="store_true", help="scripted presses on gpiozero mock pins"
     )

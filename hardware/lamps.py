@@ -31,6 +31,7 @@ from buzzer.runtime.lamps import (
     LampPolicy,
     PolicyLamps,
 )
+from hardware.factory import claim_error
 from hardware.pinmap import LampPin, PinMap
 
 __all__ = ["BLINK", "BLINK_OFF_S", "BLINK_ON_S", "LOCKED_BLINKS", "OFF", "ON", "LampBoard"]
@@ -40,9 +41,12 @@ BLINK_OFF_S = 0.12
 
 
 def _led(lamp: LampPin, pin_factory: Any) -> Any:
-    return LED(
-        lamp.pin, active_high=not lamp.active_low, initial_value=False, pin_factory=pin_factory
-    )
+    try:
+        return LED(
+            lamp.pin, active_high=not lamp.active_low, initial_value=False, pin_factory=pin_factory
+        )
+    except Exception as exc:
+        raise claim_error(exc, lamp.pin, "a lamp") from exc
 
 
 class LampBoard(PolicyLamps):

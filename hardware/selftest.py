@@ -64,6 +64,7 @@ from hardware.buttons import (
     ButtonStuck,
     key_of,
 )
+from hardware.factory import claim_error
 from hardware.pinmap import FIRST_PIN, LAST_PIN, PinMap, describe_key
 from hardware.report import (
     BURST_EDGES,
@@ -166,12 +167,15 @@ class LoopbackPulses:
         self._devices: dict[str, Any] = {}
         try:
             for key, (pin, input_active_low) in outputs.items():
-                self._devices[key] = DigitalOutputDevice(
-                    pin,
-                    active_high=not input_active_low,
-                    initial_value=False,
-                    pin_factory=pin_factory,
-                )
+                try:
+                    self._devices[key] = DigitalOutputDevice(
+                        pin,
+                        active_high=not input_active_low,
+                        initial_value=False,
+                        pin_factory=pin_factory,
+                    )
+                except Exception as exc:
+                    raise claim_error(exc, pin, f"the loopback of {describe_key(key)}") from exc
         except BaseException:
             self.close()
             raise

@@ -127,12 +127,13 @@ class PicoUnavailable(Exception):
     ) -> None:
         self.url = url
         advice_ru = advice_ru or (
-            "Проверьте USB-кабель и прошивку svoyak на Pico (ls /dev/ttyACM*), что "
+            "Проверьте USB-кабель и прошивку svoyak на Pico (ls -l /dev/serial/by-id/), что "
             "пользователь в группе dialout и порт не занят другой программой; без Pico "
             "запускайте без --serial и $SVOYAK_SERIAL"
         )
         advice_en = advice_en or (
-            "Check the USB cable and the svoyak firmware on the Pico (ls /dev/ttyACM*), that "
+            "Check the USB cable and the svoyak firmware on the Pico (ls -l /dev/serial/by-id/), "
+            "that "
             "the user is in the dialout group and no other program holds the port; to play "
             "without it, drop --serial and $SVOYAK_SERIAL"
         )

@@ -72,6 +72,9 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         "lamps of a Raspberry Pi (default: $SVOYAK_PINS, else /etc/svoyak/pins.toml if "
         "present, else no GPIO). GPIOZERO_PIN_FACTORY=mock runs it on mock pins.",
     )
+    from hardware.factory import GPIOCHIP_HELP, chip_number
+
+    run.add_argument("--gpiochip", type=chip_number, metavar="N", help=GPIOCHIP_HELP)
     run.add_argument(
         "--serial",
         default=os.environ.get("SVOYAK_SERIAL"),
@@ -294,7 +297,7 @@ def _serve(
     texts = _package_texts(store, args, players)
     app.state.panel.hub.question_lookup = texts.host_view
     try:
-        gpio = _gpio(args.pins, runtime, app.state.panel)
+        gpio = _gpio(args.pins, runtime, app.state.panel, args.gpiochip)
     except (OSError, ValueError, RuntimeError) as exc:
         return _fail(f"GPIO: {exc}")
     if gpio is not None:
@@ -569,7 +572,7 @@ def _real_buttons(args: argparse.Namespace) -> bool:
     return bool(args.serial) or args.pins is not None or SYSTEM_PINMAP.is_file()
 
 
-def _gpio(pins: str | None, runtime: Any, panel: Any) -> Any:
+def _gpio(pins: str | None, runtime: Any, panel: Any, chip: int | None = None) -> Any:
     """The Pi's buttons and lamps, when a pin map is given or installed; else None."""
     from hardware.factory import SYSTEM_PINMAP, open_pin_factory
 
@@ -579,7 +582,7 @@ def _gpio(pins: str | None, runtime: Any, panel: Any) -> Any:
     from hardware.pinmap import load_pinmap
 
     pinmap = load_pinmap(pins or SYSTEM_PINMAP)
-    factory = open_pin_factory(simulate=os.environ.get("GPIOZERO_PIN_FACTORY") == "mock")
+    factory = open_pin_factory(os.environ.get("GPIOZERO_PIN_FACTORY") == "mock", chip)
     return attach_gpio(runtime, pinmap, factory, panel)
 
 
