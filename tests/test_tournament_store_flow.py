@@ -15,6 +15,7 @@ import sys
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -169,6 +170,51 @@ def test_superfinal_vacancy_goes_to_the_committee(tmp_path: Path) -> None:
             record(store, game.id, {x: 100, y: -10, z: -20}, x)
         with pytest.raises(TournamentError, match="committee"):
             store.draw_next(seed=6)
+
+
+def test_TOUR_1_7_the_committee_fills_a_vacancy_and_its_decision_is_journaled(
+    tmp_path: Path,
+) -> None:
+    with new_store(tmp_path, seniors=3, juniors=3) as store:
+        games = store.draw_next(seed=5)
+        for game in games:
+            x, y, z = game.players
+            record(store, game.id, {x: 100, y: -10, z: -20}, x)  # no runner-up above zero
+        senior = next(g for g in games if g.age_group is AgeGroup.SENIOR)
+        chosen = senior.players[1]
+        with pytest.raises(TournamentError, match="--reason"):
+            store.draw_next(seed=6, committee=[chosen])
+        with pytest.raises(TournamentError, match="not registered"):
+            store.draw_next(seed=6, committee=["Никто"], reason="x")
+        with pytest.raises(TournamentError, match="already in the superfinal"):
+            store.draw_next(seed=6, committee=[senior.players[0]], reason="x")
+        assert store.games()[-1].superfinal is False  # nothing was drawn by the refusals
+        (sf,) = store.draw_next(seed=6, committee=[chosen], reason="vote 5:2, 12 May")
+        assert sf.superfinal and len(sf.players) == 3 and chosen in sf.players
+        committee = [d for d in store.draws() if d.kind == "committee"]
+        assert len(committee) == 1
+        assert committee[0].input["reason"] == "vote 5:2, 12 May"
+        assert committee[0].outcome == {"added": [chosen]}
+        assert store.reproduces(committee[0]) is None  # a decision, not a lot
+
+
+def test_TOUR_1_7_the_committee_may_widen_the_superfinal_to_four_not_five(
+    tmp_path: Path,
+) -> None:
+    with new_store(tmp_path, seniors=3, juniors=3) as store:
+        games = store.draw_next(seed=5)
+        senior = next(g for g in games if g.age_group is AgeGroup.SENIOR)
+        junior = next(g for g in games if g.age_group is AgeGroup.JUNIOR)
+        a, b, c = senior.players
+        j, k, m = junior.players
+        with pytest.raises(TournamentError, match="superfinal only"):  # the finals are to come
+            store.draw_next(seed=6, committee=[k], reason="early")
+        record(store, senior.id, {a: 250, b: 40, c: -50}, a)
+        record(store, junior.id, {j: 180, k: 60, m: 0}, j)
+        with pytest.raises(TournamentError, match="not beyond"):
+            store.draw_next(seed=6, committee=[k, c], reason="too many")
+        (sf,) = store.draw_next(seed=6, committee=[k], reason="place 2 in the junior final")
+        assert sorted(sf.players) == sorted([a, j, b, k])
 
 
 def test_superfinal_runner_up_shootout(tmp_path: Path) -> None:
@@ -371,3 +417,67 @@ def test_cli_qualifier_draws_override(tmp_path: Path) -> None:
     assert "--reason" in run("override", db, "1", "--place", "1=2").stderr
     done = run("override", db, "1", "--place", "1=2", "--reason", "x")
     assert done.returncode == 2 and "no result yet" in done.stderr
+
+
+# 6. Tiny fields and a final without a winner (TOUR-N-D, C2003-2.6c) -------------
+
+
+def play_out(store: TournamentStore, scores_of: Any) -> list[list[int]]:
+    """Draw and record stage after stage; the game sizes of each stage drawn."""
+    sizes: list[list[int]] = []
+    while True:
+        try:
+            games = store.draw_next(seed=1)
+        except TournamentError as exc:
+            assert "the final has been played" in str(exc), exc
+            return sizes
+        sizes.append([len(g.players) for g in games])
+        for index, game in enumerate(games):
+            scores = scores_of(len(sizes), index, len(game.players))
+            best = max(scores)
+            winner = scores.index(best) + 1 if best > 0 else None
+            store.record(game.id, scores, winner)
+
+
+def distinct(stage: int, game: int, size: int) -> list[int]:
+    return [300 - 100 * k - 10 * game for k in range(size)]
+
+
+@pytest.mark.parametrize(
+    ("players", "stages"),
+    [
+        (3, [[3]]),  # the first stage is the final
+        (4, [[4]]),
+        (6, [[3, 3], [3]]),  # the two winners and the best runner-up meet in the final
+        (8, [[4, 4], [3]]),
+        (9, [[3, 3, 3], [3]]),
+    ],
+)
+def test_TOUR_N_D_a_small_field_goes_from_its_first_stage_to_a_final_of_three(
+    tmp_path: Path, players: int, stages: list[list[int]]
+) -> None:
+    with new_store(tmp_path, seniors=players, teams=3) as store:
+        assert play_out(store, distinct) == stages
+        (champion,) = store.champions().values()
+        assert champion is not None and champion in {p.name for p in store.players()}
+
+
+@pytest.mark.parametrize("players", [1, 2, 5])
+def test_TOUR_N_D_a_field_that_cannot_be_split_is_the_committees(
+    tmp_path: Path, players: int
+) -> None:
+    with new_store(tmp_path, seniors=players, teams=1) as store:
+        with pytest.raises(TournamentError, match=r"cannot be split|no games"):
+            store.draw_next(seed=1)
+        assert store.games() == ()
+
+
+def test_C2003_2_6c_a_final_without_a_winner_awards_no_title(tmp_path: Path) -> None:
+    with new_store(tmp_path, seniors=3, teams=3) as store:
+        assert store.champions() == {}  # no final yet
+        (game,) = store.draw_next(seed=1)
+        store.record(game.id, [0, -10, -20], None)  # C2003-2.6b: nobody above zero
+        assert store.champions() == {AgeGroup.SENIOR: None}
+    standings = run("standings", tmp_path / "cup.sqlite")
+    assert standings.returncode == 0, standings.stderr
+    assert "senior final: no winner, the title is not awarded (C2003-2.6c)" in standings.stdout

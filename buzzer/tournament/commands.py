@@ -70,7 +70,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     try:
         with TournamentStore(args.db) as store:
             rooms = [r.strip() for r in args.rooms.split(",")] if args.rooms else []
-            games = store.draw_next(args.seed, args.through, rooms)
+            games = store.draw_next(args.seed, args.through, rooms, args.committee, args.reason)
     except TournamentError as exc:
         return _fail("draw", exc)
     for game in games:
@@ -216,6 +216,7 @@ def _cmd_standings(args: argparse.Namespace) -> int:
             players = store.individual_standings()
             teams = store.team_standings()
             overrides = store.overrides()
+            champions = store.champions()
     except TournamentError as exc:
         return _fail("standings", exc)
     group = None
@@ -232,6 +233,14 @@ def _cmd_standings(args: argparse.Namespace) -> int:
             f"{row.rank:>3}  {row.name:24} {row.team or '':16} {row.stage:>5} {place:>5} "
             f"{row.games:>5} {row.points:>6}"
         )
+    for group, champion in champions.items():
+        if champion is None:
+            print(
+                f"{group.value} final: no winner, the title is not awarded (C2003-2.6c); "
+                "its superfinal seat is the committee's (TOUR-1.7)"
+            )
+        else:
+            print(f"{group.value} champion: {champion}")
     print("Team standings (TOUR-3.3–3.6)")
     print(f"{'#':>3}  {'team':24} {'points':>8} {'players':>7} {'sum':>6}")
     for team in teams:
@@ -332,6 +341,17 @@ def add_commands(subparsers: Any) -> None:
         default=[],
         metavar="NAME",
         help="a winner of a shootout at the cut (TOUR-3.2); repeat for several",
+    )
+    draw.add_argument(
+        "--committee",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a player the organising committee seats in the superfinal (TOUR-1.7, TOUR-1.9): "
+        "a seat nobody qualified for, or a fourth seat; repeat for several; needs --reason",
+    )
+    draw.add_argument(
+        "--reason", default=None, help="the committee's reason for --committee (journaled)"
     )
     draw.add_argument(
         "--rooms",

@@ -482,7 +482,12 @@ class TournamentStore:
     # Draw -----------------------------------------------------------------
 
     def draw_next(
-        self, seed: int | None = None, through: Sequence[str] = (), rooms: Sequence[str] = ()
+        self,
+        seed: int | None = None,
+        through: Sequence[str] = (),
+        rooms: Sequence[str] = (),
+        committee: Sequence[str] = (),
+        reason: str | None = None,
     ) -> tuple[DrawnGame, ...]:
         """Plan and draw the next stage of every age group that is ready for one.
 
@@ -496,7 +501,15 @@ class TournamentStore:
         shootout is journaled with its seed (``draws()``). ``rooms``: the
         drawn games go to these rooms in turn (the first game to the first
         room …), in the same transaction; only a game's room may report it.
+        ``committee``: players the organising committee seats in the
+        superfinal, with its ``reason`` (TOUR-1.7, TOUR-1.9): a seat nobody
+        qualified for, or a fourth seat; journaled like every draw.
         """
+        if committee and not (reason or "").strip():
+            raise TournamentError(
+                "--committee needs --reason: the committee's decision is journaled with it "
+                "(TOUR-1.9)"
+            )
         for room in rooms:
             _check_room(room)
         players = self.players()
@@ -537,8 +550,15 @@ class TournamentStore:
             except _NotReady as exc:
                 reasons.append(f"{group.value}: {exc}")
         super_players: list[str] = []
+        if committee and (plans or len(finals) != len(AgeGroup)):
+            raise TournamentError(
+                "--committee seats players in the superfinal only: both finals must be "
+                "recorded and nothing else left to draw"
+            )
         if not plans and len(finals) == len(AgeGroup):
-            super_players = self._superfinal_players(finals, through, notes, reasons)
+            super_players = self._superfinal_players(
+                finals, through, notes, reasons, committee, (reason or "").strip()
+            )
         if not plans and not super_players:
             raise TournamentError("nothing to draw: " + "; ".join(reasons))
         drawn: list[DrawnGame] = []
@@ -724,6 +744,31 @@ class TournamentStore:
         )
         return list(outcome.advancing) + chosen
 
+    def champions(self) -> dict[AgeGroup, str | None]:
+        """Each age group whose final is recorded: its champion, or None (no title).
+
+        The final is a stage of one game (TOUR-1.6; a field of 3 or 4 plays it
+        at once). C2003-2.6b/c: a final nobody finished above zero has no
+        winner, and then the title is not awarded; TOUR-1.7 leaves that seat
+        of the superfinal to the committee.
+        """
+        found: dict[AgeGroup, str | None] = {}
+        for group in AgeGroup:
+            last = self._db.execute(
+                "SELECT id FROM stages WHERE age_group = ? AND kind = 'stage' "
+                "ORDER BY number DESC LIMIT 1",
+                (group.value,),
+            ).fetchone()
+            if last is None:
+                continue
+            games = self._db.execute(
+                "SELECT id FROM games WHERE stage_id = ?", (last[0],)
+            ).fetchall()
+            if len(games) != 1 or self._game_result(games[0][0]) is None:
+                continue
+            found[group] = self._final_outcome(last[0]).champion
+        return found
+
     def _final_outcome(self, stage_id: int) -> FinalOutcome:
         (game_id,) = self._db.execute(
             "SELECT id FROM games WHERE stage_id = ?", (stage_id,)
@@ -738,8 +783,14 @@ class TournamentStore:
         through: Sequence[str],
         notes: list[tuple[str, str | None, int | None, dict[str, Any], dict[str, Any]]],
         reasons: list[str],
+        committee: Sequence[str] = (),
+        reason: str = "",
     ) -> list[str]:
-        """TOUR-1.7 through the pure :func:`superfinal`; [] with a reason if not yet."""
+        """TOUR-1.7 through the pure :func:`superfinal`; [] with a reason if not yet.
+
+        The committee's players (``committee``) fill the seats nobody
+        qualified for, or widen the superfinal to four (TOUR-1.7); never more.
+        """
         if self._db.execute("SELECT 1 FROM stages WHERE kind = 'superfinal'").fetchone():
             reasons.append("the superfinal is already drawn")
             return []
@@ -773,14 +824,48 @@ class TournamentStore:
                 composed = superfinal(senior, fixed)
             else:
                 composed = superfinal(fixed, junior)
-        if composed.vacancies:
+        players = list(composed.players)
+        if committee:
+            self._check_committee(committee, players)
+            notes.append(
+                (
+                    "committee",
+                    None,
+                    SUPERFINAL_NUMBER,
+                    {"qualified": list(players), "reason": reason},
+                    {"added": list(committee)},
+                )
+            )
+            players += committee
+        missing = 3 - len(players)
+        if missing > 0:
             reasons.append(
-                f"superfinal: {composed.vacancies} seat(s) nobody qualifies for "
-                f"({', '.join(composed.players) or 'no champions'}); the committee decides "
-                "(TOUR-1.7, TOUR-1.9)"
+                f"superfinal: {missing} seat(s) nobody qualifies for "
+                f"({', '.join(players) or 'no champions'}); the committee decides "
+                "(TOUR-1.7, TOUR-1.9): `svoyak tournament draw --committee NAME --reason TEXT`"
             )
             return []
-        return list(composed.players)
+        return players
+
+    def _check_committee(self, committee: Sequence[str], qualified: Sequence[str]) -> None:
+        """The committee's superfinalists: registered, not seated already, four at most."""
+        known = {p.name for p in self.players()}
+        strangers = [n for n in committee if n not in known]
+        if strangers:
+            raise TournamentError(
+                "--committee: " + ", ".join(repr(n) for n in strangers) + " not registered"
+            )
+        twice = [n for n in committee if n in qualified or list(committee).count(n) > 1]
+        if twice:
+            raise TournamentError(
+                "--committee: " + ", ".join(sorted(set(twice))) + " already in the superfinal"
+            )
+        if len(qualified) + len(committee) > 4:
+            raise TournamentError(
+                f"--committee: the superfinal has {len(qualified)} qualified player(s) "
+                f"({', '.join(qualified)}); the committee may widen it to four (TOUR-1.7), "
+                "not beyond"
+            )
 
     def draws(self) -> tuple[DrawRecord, ...]:
         """The draw journal, oldest first."""
