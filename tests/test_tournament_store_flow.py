@@ -407,6 +407,10 @@ def test_cli_qualifier_draws_override(tmp_path: Path) -> None:
     done = run("qualifier", db, bad)
     assert done.returncode == 2 and "integers" in done.stderr
     assert run("qualifier", db, csv_path).returncode == 0
+    refused = run("draw", db, "--committee", "S00")  # the committee's seats need a reason
+    assert refused.returncode == 2 and "--committee needs --reason" in refused.stderr
+    refused = run("draw", db, "--committee", "S00", "--reason", "early")
+    assert refused.returncode == 2 and "superfinal only" in refused.stderr
     done = run("draw", db, "--seed", "11")
     assert done.returncode == 0, done.stderr
     assert len(done.stdout.splitlines()) == 9
