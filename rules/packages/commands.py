@@ -12,6 +12,7 @@ arguments, so the handlers import the readers when they run.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import sys
 from typing import Any
@@ -45,12 +46,29 @@ def add_commands(subparsers: Any) -> None:
     inspect.add_argument(
         "--lang", choices=("ru", "en"), default="ru", help="the table's language (default ru)"
     )
+    inspect.add_argument(
+        "--date",
+        type=_day,
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="check the special questions against the TV game of that date (TV-S-0b, "
+        "TV-H-2003-01): how many stake questions / auctions, cats and sponsor questions "
+        "each round had; what does not fit is listed, and the exit status is 1",
+    )
     inspect.set_defaults(handler=_cmd_inspect)
 
 
+def _day(text: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date like 2004-03-15: {text!r}") from None
+
+
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    from rules.packages.inspect import load_package, package_dict, package_table
+    from rules.packages.inspect import era_check, load_package, package_dict, package_table
     from rules.packages.model import PackageError
+    from rules.special_counts import era_counts
 
     try:
         package = load_package(args.file)
@@ -58,13 +76,25 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     except RecursionError:
         return _fail(f"{args.file}: the package is nested too deeply to be read")
+    problems: list[str] = []
     if args.json:
-        text = json.dumps(package_dict(package), ensure_ascii=False, indent=2) + "\n"
+        data = package_dict(package)
+        if args.date is not None:
+            era, problems = era_check(package, args.date)
+            data["era_check"] = {"date": str(args.date), "era": era, "problems": problems}
+        text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     else:
         text = package_table(package, args.lang)
+        if args.date is not None:
+            era, problems = era_check(package, args.date)
+            checked = era_counts(args.date) is not None
+            verdict = [f"  does not fit: {p}" for p in problems] or [
+                "  fits" if checked else "  not checked"
+            ]
+            text += "\n".join([f"\nThe TV game of {args.date}: {era}", *verdict]) + "\n"
     sys.stdout.buffer.write(text.encode("utf-8"))
     sys.stdout.flush()
-    return 0
+    return 1 if problems else 0
 
 
 def _fail(message: str) -> int:

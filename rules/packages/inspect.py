@@ -15,6 +15,7 @@ header take: a ``.siq``, the project's own ``.json``, or ``svoyak:demo``.
 
 from __future__ import annotations
 
+import datetime
 import os
 from pathlib import Path
 from typing import Any, Final
@@ -37,6 +38,7 @@ from rules.packages.model import (
     Theme,
 )
 from rules.packages.own import media_json
+from rules.special_counts import SPECIAL_KINDS, count_problems, era_counts
 
 #: The question kinds as the JSON names them. ``other`` is a SIGame type the
 #: engine can only approximate (``forAll``, ``choice`` …: played as plain, with
@@ -159,6 +161,40 @@ def load_package(name: str | os.PathLike[str]) -> Package:
     return load_json(path)
 
 
+# -- the era's special questions (TV-S-0b) -----------------------------------------
+
+
+def special_counts(package: Package) -> list[dict[str, int]]:
+    """Each main round's special questions by kind (``stake``, ``cat``, ``sponsor``)."""
+    rounds: list[dict[str, int]] = []
+    for game_round in package.main_rounds:
+        counts = dict.fromkeys(SPECIAL_KINDS, 0)
+        for theme in game_round.themes:
+            for question in theme.questions:
+                if question.kind is not QuestionKind.PLAIN:
+                    counts[question.kind.value] += 1
+        rounds.append(counts)
+    return rounds
+
+
+def era_check(package: Package, day: datetime.date) -> tuple[str, list[str]]:
+    """What the TV game of ``day`` had, and what in the package does not fit it.
+
+    The sponsor question's rounds come from that day's rule system (TV-S-SPN:
+    rounds 1 and 3 while it exists, TV-S-0b).
+    """
+    from rules.eras import tv_rules_for
+
+    era = era_counts(day)
+    if era is None:
+        return f"{day}: the sources give no special-question counts for that date", []
+    system = tv_rules_for(day)
+    sponsor_rounds = (1, 3) if system.sponsor_multiplier is not None else ()
+    return era.describe(), count_problems(
+        day, special_counts(package), sponsor_rounds=sponsor_rounds
+    )
+
+
 # -- JSON ---------------------------------------------------------------------
 
 
@@ -231,8 +267,6 @@ def _question_dict(question: Question) -> dict[str, Any]:
     }
     result.update((key, value) for key, value in optional.items() if value)
     return result
-
-
 
 
 def _cat_dict(cat: CatParams) -> dict[str, Any]:
