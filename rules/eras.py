@@ -67,6 +67,7 @@ Overrides = TypedDict(
         "cat": CatRules | None,
         "cat.price": CatPrice,
         "cat.may_keep": bool,
+        "cat.value_step": int | None,
         # TV-S-SPN-1/2: None while the era has no sponsor question.
         "sponsor_multiplier": int | None,
         # TV-F-2/3: themes offered, stake minimum and step.
@@ -275,9 +276,11 @@ ERA_CHANGES: tuple[EraChange, ...] = (
             "shootout_prices": (100, 200, 300, 400, 500),
             "first_chooser": FirstChooserRule.CENTRAL_TABLE,
             "round_warning_ns": None,
+            "cat.value_step": 50,
         },
         sources={
             "round_warning_ns": "TV-H-2001-09",
+            "cat.value_step": "TV-S-CAT-4",
             "first_chooser": "TV-G-4",
             "rounds": "TV-G-3",
             "stake.step": "TV-S-AUC-1",
@@ -288,7 +291,7 @@ ERA_CHANGES: tuple[EraChange, ...] = (
         not_expressed=(
             f"{_COUNTS}: round 1 has 3 cats, round 2 has 2 cats + 2 auctions, round 3 has "
             "3 auctions. The central-table player (grandmaster) chooses first in round 1 "
-            "(TV-G-4). Cat values sometimes multiples of 50. The renaming "
+            "(TV-G-4). The renaming "
             "(stake question → auction) is wording only."
         ),
     ),
@@ -305,10 +308,11 @@ ERA_CHANGES: tuple[EraChange, ...] = (
         "TV-H-2003-01",
         "5 cats + 5 auctions per game, ≥ 1 of each per round, distribution unknown; cat "
         "values multiples of 100.",
+        overrides={"cat.value_step": 100},
+        sources={"cat.value_step": "TV-S-CAT-4"},
         not_expressed=(
-            f"{_COUNTS}: 5 cats + 5 auctions per game with at least one of each per round. "
-            "Cat values (fixed by the editors, CatPrice.FIXED) in multiples of 100: no field "
-            "for a cat value step."
+            f"{_COUNTS}: 5 cats + 5 auctions per game with at least one of each per round "
+            "(checked against a package by `svoyak package inspect --date`)."
         ),
     ),
     EraChange(
@@ -347,8 +351,8 @@ ERA_CHANGES: tuple[EraChange, ...] = (
         "TV-H-2007-08",
         "The cat receiver chooses the round's minimum or maximum value (CONFLICT: "
         "'Специальные вопросы' says \"first half of 2007\"; August is used).",
-        overrides={"cat.price": CatPrice.MIN_OR_MAX},
-        sources={"cat.price": "TV-S-CAT-2"},
+        overrides={"cat.price": CatPrice.MIN_OR_MAX, "cat.value_step": None},
+        sources={"cat.price": "TV-S-CAT-2", "cat.value_step": "TV-S-CAT-2"},
     ),
     EraChange(
         datetime.date(2008, 1, 1),

@@ -486,6 +486,13 @@ class Game(FinalRound):
                     f"the cat's value must be the round's minimum or maximum: "
                     f"{options[0]} or {options[1]} (TV-S-CAT-2)"
                 )
+        elif item.price <= 0:
+            raise SequenceError(f"the cat's value must be positive, not {item.price}")
+        elif cat.value_step is not None and item.price % cat.value_step:
+            raise SequenceError(
+                f"the cat's value is a multiple of {cat.value_step} in this era "
+                f"(TV-S-CAT-4): {item.price} is not"
+            )
         self._designate(item.t, self.answerer, item.price, out, wrong_costs=True)
 
     def _on_correction(self, item: Correction, out: list[Decision]) -> None:

@@ -295,6 +295,7 @@ def test_TV_H_2001_09_three_rounds_auction_from_100_final_of_7_themes() -> None:
         "shootout_prices",
         "first_chooser",
         "round_warning_ns",
+        "cat.value_step",
     }
     # TV-G-4: the youngest chose first until the grandmaster's central table (2001).
     assert before.first_chooser is FirstChooserRule.YOUNGEST
@@ -326,10 +327,14 @@ def test_TV_H_2002_04_no_bids_below_the_nominal() -> None:
     bidding(before, A, 400, {A: 1500, B: 800, C: 2200}).place(A, 300)  # allowed in March
 
 
-def test_TV_H_2003_01_special_counts_are_not_expressed() -> None:
+def test_TV_H_2003_01_cat_values_in_hundreds_counts_checked_by_inspect() -> None:
     before, after = around("2003-01-01")
-    assert changed(before, after) == set()
+    assert changed(before, after) == {"cat.value_step"}
+    assert before.cat is not None and before.cat.value_step == 50  # TV-S-CAT-4, Sep 2001
+    assert after.cat is not None and after.cat.value_step == 100
+    assert after.citations["cat.value_step"].startswith("TV-H-2003-01")
     assert "5 cats + 5 auctions" in row("TV-H-2003-01").not_expressed
+    assert "package inspect --date" in row("TV-H-2003-01").not_expressed
 
 
 def test_TV_H_2004_08_sponsor_question_pays_double() -> None:
@@ -358,9 +363,9 @@ def test_TV_H_2006_10_sponsor_question_reinstated() -> None:
 
 def test_TV_H_2007_08_cat_value_min_or_max() -> None:
     before, after = around("2007-08-01")
-    assert changed(before, after) == {"cat.price"}
+    assert changed(before, after) == {"cat.price", "cat.value_step"}
     assert before.cat is not None and before.cat.price is CatPrice.FIXED
-    assert after.cat == CatRules(price=CatPrice.MIN_OR_MAX, may_keep=False)
+    assert after.cat == CatRules(price=CatPrice.MIN_OR_MAX, may_keep=False, value_step=None)
 
 
 def test_TV_H_2008_01_round_clock_abolished() -> None:

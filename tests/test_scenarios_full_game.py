@@ -822,6 +822,29 @@ def test_TV_S_CAT_1_keeping_the_cat_only_sep_1996_to_mar_1997(date: str, may_kee
     ]
 
 
+@pytest.mark.parametrize(
+    ("date", "value", "taken"),
+    [
+        ("1998-05-01", 70, True),  # the editors' value, no step known before Sep 2001
+        ("2002-05-01", 250, True),  # Sep 2001: sometimes a multiple of 50
+        ("2002-05-01", 270, False),
+        ("2004-05-01", 400, True),  # Jan 2003: always a multiple of 100
+        ("2004-05-01", 250, False),
+        ("1998-05-01", 0, False),  # never nothing, never negative
+        ("2004-05-01", -100, False),
+    ],
+)
+def test_TV_S_CAT_4_the_editors_cat_values_by_era(date: str, value: int, taken: bool) -> None:
+    price = 300 if date > "2001" else 30
+    head = tv_on(date, A, specials=[special(1, 1, price, "cat")])
+    events = (sel(1.0, 1, price), cat_give(2.0, B), cat_price(3.0, value))
+    if not taken:
+        assert rejected_line(head, *events) == 4
+        return
+    out = run(head, *events, ok(4.0))
+    assert {"type": "score", "seat": B, "delta": value, "score": value} in strip_t(out)
+
+
 def test_TV_S_CAT_1_no_cats_before_sep_1996() -> None:
     head = tv_on("1996-08-31", A, specials=[special(1, 1, 30, "cat")])
     assert rejected_line(head, sel(1.0, 1, 30)) == 1

@@ -29,6 +29,10 @@ class CatRules:
     price: CatPrice = CatPrice.MIN_OR_MAX
     #: The opener may keep the cat (Sep 1996 – Mar 1997, TV-S-CAT-1).
     may_keep: bool = False
+    #: TV-S-CAT-4: the editors' fixed values were multiples of this (50 from Sep
+    #: 2001, 100 from Jan 2003); None: any positive value (the earlier eras, and
+    #: MIN_OR_MAX, where the round's prices are the values).
+    value_step: int | None = None
     #: A.4: 5 s; silence is wrong (TV-S-CAT-3).
     answer_time_ns: int = 5 * NS_PER_S
 
