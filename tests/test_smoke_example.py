@@ -27,3 +27,17 @@ def test_example_replays_to_a_result(path: Path) -> None:
 
 def test_examples_exist() -> None:
     assert EXAMPLES, "examples/ must ship at least one journal"
+
+
+def test_TV_H_1994_10_the_round_clock_example_sounds_the_warning_then_the_gong() -> None:
+    path = Path(__file__).parent.parent / "examples" / "tv-1995-round-clock.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "buzzer.cli", "replay", str(path)], capture_output=True, check=False
+    )
+    lines = [json.loads(x) for x in proc.stdout.decode("utf-8").splitlines()]
+    timeline = [(line.get("t"), line["type"]) for line in lines if "round_" in line["type"]]
+    assert timeline == [
+        (550.0, "round_warning"),
+        (610.0, "round_time_up"),
+        (620.0, "round_started"),
+    ]
