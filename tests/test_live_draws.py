@@ -1,33 +1,21 @@
-"""A live game journals its tie draws; the journal replays them whatever the seed."""
+"""A live game journals its tie draws; the journal replays them whatever the seed.
+
+The journal lines are written by the live path's own encoder
+(:func:`buzzer.journal.encode.encode_input`), as the controller writes them.
+"""
 
 from __future__ import annotations
 
 import json
 
 from buzzer.arbiter.decisions import Decision
-from buzzer.arbiter.events import Draw, Input, Judge, Press, ReadingEnd, ReadingStart, Select
+from buzzer.arbiter.events import Input, Judge, Press, ReadingEnd, ReadingStart, Select
 from buzzer.core import GameCore
 from buzzer.journal.codec import parse_header
+from buzzer.journal.encode import encode_input
 from buzzer.replay import replay_lines
 
 S = 1_000_000_000
-
-
-def _line(item: Input) -> str:
-    record: dict[str, object] = {"t": item.t / S}
-    if isinstance(item, Press):
-        record.update(type="press", seat=item.seat)
-    elif isinstance(item, Select):
-        record.update(type="select", theme=item.theme, price=item.price)
-    elif isinstance(item, ReadingStart):
-        record.update(type="reading_start")
-    elif isinstance(item, ReadingEnd):
-        record.update(type="reading_end")
-    elif isinstance(item, Judge):
-        record.update(type="judge", verdict="correct" if item.correct else "wrong")
-    elif isinstance(item, Draw):
-        record.update(type="draw", seats=list(item.seats), winner=item.winner)
-    return json.dumps(record)
 
 
 def _play_live(header: dict[str, object], inputs: list[Input]) -> tuple[list[str], list[str]]:
@@ -36,11 +24,11 @@ def _play_live(header: dict[str, object], inputs: list[Input]) -> tuple[list[str
     core = GameCore(parse_header(journal[0]))
     out: list[Decision] = list(core.started)
     for item in inputs:
-        journal.append(_line(item))
+        journal.append(encode_input(item))
         core.push(item, out)
         draw = core.draw_for_pending_tie()
         if draw is not None:
-            journal.append(_line(draw))
+            journal.append(encode_input(draw))
             core.push(draw, out)
     core.finish(out)
     return journal, [d.to_json() for d in out]
