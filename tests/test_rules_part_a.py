@@ -1129,3 +1129,49 @@ def test_option_unknown_or_bad_value_is_error(options: dict[str, Any]) -> None:
         run(header("championship-2003", options=options), sel(1.0, 1, 30))
     assert info.value.line == 1
     assert next(iter(options)) in str(info.value)
+
+
+# -- mutants of the arbiter that survived (issue 16): each test names what it guards -------
+
+
+def test_A_G2_a_margin_rounds_half_up_to_the_microsecond() -> None:
+    out = run(
+        header("championship-2003"),
+        sel(1.0, 1, 30),
+        rs(2.0),
+        re_(6.0),
+        pr(7.0, 2),
+        pr(7.0000015, 3),  # 1.5 µs behind: 2, not 1 (floor) nor 2 by luck of banker's rounding
+        pr(7.0000025, 1),  # 2.5 µs: 3 (half up), where round-half-even would say 2
+        pr(7.0000104, 3),  # a second press: its first margin stands
+    )
+    behind = [(o["seat"], o.get("behind_us")) for o in of_type(out, "ignored")]
+    assert behind[:2] == [(3, 2), (1, 3)]
+
+
+def test_A_G1_the_loser_of_an_exact_tie_is_0_us_behind_not_1() -> None:
+    out = run(
+        header("championship-2003"),
+        sel(1.0, 1, 30),
+        rs(2.0),
+        re_(6.0),
+        pr(7.0, 3),
+        pr(7.0, 2),
+        {"t": 7.0, "type": "draw", "seats": [2, 3], "winner": 2},
+    )
+    (lost,) = of_type(out, "ignored")
+    assert (lost["seat"], lost["reason"], lost["behind_us"]) == (3, "lost_draw", 0)
+
+
+def test_TV_M_A_D2_a_locked_seat_first_in_a_same_instant_group_drops_nobody_after_it() -> None:
+    out = run(
+        header("tv-modern"),
+        sel(1.0, 1, 100),
+        rs(2.0),
+        pr(3.0, 1),  # a false start: seat 1 is locked for 2 s
+        re_(4.0),
+        pr(4.5, 1),  # seats 1 and 2 at the same instant: 1 is still locked...
+        pr(4.5, 2),
+    )
+    assert [(o["seat"], o["reason"]) for o in of_type(out, "ignored")] == [(1, "locked")]
+    assert recognized(out) == [(4.5, 2)]  # ...and 2, after it in the group, still wins

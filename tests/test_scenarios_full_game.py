@@ -586,6 +586,18 @@ def test_C2003_2_8_D3_repeated_shootout() -> None:
 E18_QUESTION = (sel(1.0, 1, 40), rs(1.5), re_(3.0), pr(3.5, A), bad(4.0))  # lines 2-6
 
 
+def test_TOUR_3_7_an_objection_by_a_seat_never_ruled_wrong_is_refused() -> None:
+    head = c2003(B, board={"rounds": [BLUE]})
+    # E18: A was ruled wrong; B never answered, so B has nothing to object to
+    assert rejected_line(head, *E18_QUESTION, objection(12.0, B)) == 7
+    # ...nor has a seat ruled right: its verdict is already the right one
+    right = (*E18_QUESTION, pr(4.5, B), ok(5.0))  # lines 2-8
+    assert rejected_line(head, *right, objection(12.0, B)) == 9
+    assert strip_t(of_type(run(head, *right, objection(12.0, A)), "objection")) == [
+        {"type": "objection", "seat": A}
+    ]
+
+
 def test_E18_objection_accepted_plus_80_and_chooser() -> None:
     out = run(c2003(B, board={"rounds": [BLUE]}), *E18_QUESTION, objection(12.0, A))
     assert strip_t(of_type(out, "score")) == [
@@ -647,6 +659,13 @@ THIRD_TV = {"name": "Третий раунд", "themes": 2, "prices": [300, 600,
 
 E22_HEAD = tvm(A, board={"rounds": [RED_TV]}, specials=[special(1, 1, 400, "stake")])
 E22_SETUP = (*scores_at(0, 1500, 800, 2200), sel(1.0, 1, 400))  # lines 2-4, 5
+
+
+def test_TV_S_AUC_1_an_equal_bid_is_not_a_raise() -> None:
+    # after A's 500 it is C's turn: 500 again does not beat it, 600 does
+    assert rejected_line(E22_HEAD, *E22_SETUP, bid(2.0, A, 500), bid(3.0, C, 500)) == 7
+    out = run(E22_HEAD, *E22_SETUP, bid(2.0, A, 500), bid(3.0, C, 600))
+    assert {"type": "bid", "seat": C, "amount": 600, "all_in": False} in strip_t(out)
 
 
 def test_E22_tv_modern_auction_order_leader_bids_second() -> None:
@@ -771,6 +790,26 @@ def test_TV_94_OWN_score_0_plays_for_the_nominal() -> None:
 # =======================================================================================
 
 E24_HEAD = tvm(A, board={"rounds": [RED_TV]}, specials=[special(1, 1, 600, "cat")])
+
+
+def test_TOUR_3_7_an_objection_on_a_cat_turns_its_minus_into_plus() -> None:
+    out = run(
+        E24_HEAD,
+        sel(1.0, 1, 600),
+        cat_give(2.0, C),
+        cat_price(3.0, 1000),
+        bad(9.0),
+        objection(12.0, C),
+    )
+    assert strip_t(after(out, 12.0, "objection", "score")) == [
+        {"type": "objection", "seat": C},
+        {"type": "score", "seat": C, "delta": 2000, "score": 1000},
+    ]
+    # the cat's opener never answered it: an objection by A is refused
+    assert rejected_line(
+        E24_HEAD, sel(1.0, 1, 600), cat_give(2.0, C), cat_price(3.0, 1000), bad(9.0),
+        objection(12.0, A),
+    ) == 6  # fmt: skip
 
 
 def test_E24_tv_modern_cat() -> None:
