@@ -426,6 +426,22 @@ def write(path: Path, data: bytes) -> Path:
     return path
 
 
+def test_doctype_inside_a_questions_text_is_text_not_a_dtd(tmp_path: Path) -> None:
+    # A question about HTML may well say "<!DOCTYPE html>": in CDATA or escaped it is
+    # text, and only a real declaration (below, BOMB) is refused.
+    text = "<![CDATA[What does <!DOCTYPE html> start?]]>"
+    content = v5(
+        f'<round name="R"><themes><theme name="Web"><questions>{plain("100", text)}'
+        f"{plain('200', '&lt;!ENTITY x&gt; is what?')}</questions></theme></themes></round>"
+    )
+    package = load_siq(make_siq(tmp_path, content))
+    (theme,) = package.rounds[0].themes
+    assert [q.text for q in theme.questions] == [
+        "What does <!DOCTYPE html> start?",
+        "<!ENTITY x> is what?",
+    ]
+
+
 BOMB = (
     '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
     '<!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">]>'

@@ -13,8 +13,10 @@ A package is untrusted input (anyone can hand the host a file), so:
 * an archive with an entry named with ``..``, an absolute path or a drive
   letter is refused outright, and nothing is ever extracted: media are read
   by name on demand (:meth:`SiqArchive.read_media`), size-capped;
-* XML with a DTD (``<!DOCTYPE``/``<!ENTITY``) is refused before parsing, so
-  no entity can expand or reach outside;
+* XML with a DTD (``<!DOCTYPE``/``<!ENTITY``) is refused by the parser
+  (defusedxml, ``forbid_dtd``), so no entity can expand or reach outside,
+  while the same characters inside a question's text or a CDATA section
+  are only text;
 * every problem becomes :class:`~rules.packages.model.PackageError` naming the
   file and the place in it.
 """
@@ -32,6 +34,13 @@ from types import TracebackType
 from typing import Final
 from urllib.parse import unquote
 from xml.etree import ElementTree as ET
+
+from defusedxml import (  # type: ignore[import-untyped]
+    DTDForbidden,
+    EntitiesForbidden,
+    ExternalReferenceForbidden,
+)
+from defusedxml.ElementTree import fromstring as safe_fromstring  # type: ignore[import-untyped]
 
 from rules.packages.model import (
     MAX_PRICE,
@@ -129,7 +138,6 @@ _COST_RANGE = re.compile(r"\[\s*(\d{1,10})\s*;\s*(\d{1,10})\s*\]\s*(?:/\s*(\d{1,
 _XML_DECL_ENCODING = re.compile(
     rb"""^<\?xml[^>]{0,200}?encoding\s*=\s*["']([A-Za-z0-9._-]{1,40})"""
 )
-_DTD = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 # What zipfile and zlib raise on a broken or hostile archive.
@@ -472,14 +480,13 @@ class _Parser:
 
     def parse(self, data: bytes, *, path: str) -> Package:
         text = _decode_xml(data, self.label)
-        dtd = _DTD.search(text)
-        if dtd:
-            raise PackageError(
-                f"{self.label}: content.xml contains <!{dtd.group(1).upper()}>; SIGame packages "
-                "never declare a DTD, and entities can hide an expansion bomb: refused"
-            )
         try:
-            root = ET.fromstring(text)
+            root = safe_fromstring(text, forbid_dtd=True)
+        except (DTDForbidden, EntitiesForbidden, ExternalReferenceForbidden) as e:
+            raise PackageError(
+                f"{self.label}: content.xml contains <!DOCTYPE>; SIGame packages never "
+                "declare a DTD, and entities can hide an expansion bomb: refused"
+            ) from e
         except ET.ParseError as e:
             raise PackageError(f"{self.label}: content.xml is not well-formed XML: {e}") from e
         except RecursionError as e:  # pragma: no cover - expat is iterative; belt and braces
