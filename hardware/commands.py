@@ -216,8 +216,8 @@ def add_commands(subparsers: Any) -> None:
         "`npm ci --prefix firmware_bridge/chip`) and "
         "measure: latency per button (edge stamp minus drive time), fairness of two presses "
         "an offset apart through the real core, bounce filtering, that a spike is not a "
-        "press (the glitch check), stuck-button detection (the last two not on the Pico "
-        "path, which has neither: reported as not run). "
+        "press (the glitch check), that no press comes while every lamp switches (phantom), "
+        "stuck-button detection (the last three not on the Pico path: reported as not run). "
         "A table (or --json) on stdout, a histogram PNG, a progress bar on stderr. "
         "Exit status 0: every check that ran passed; 1: a check failed; 2: could not run.",
     )
@@ -239,9 +239,10 @@ def add_commands(subparsers: Any) -> None:
     selftest.add_argument(
         "--checks",
         type=_csv,
-        default=("latency", "fairness", "bounce", "glitch", "stuck"),
+        default=("latency", "fairness", "bounce", "glitch", "phantom", "stuck"),
         metavar="LIST",
-        help="which checks, comma-separated (default: latency,fairness,bounce,glitch,stuck)",
+        help="which checks, comma-separated (default: "
+        "latency,fairness,bounce,glitch,phantom,stuck)",
     )
     selftest.add_argument(
         "--count", type=_positive(int), default=100, help="presses per button (default 100)"

@@ -112,6 +112,20 @@ class GlitchRow:
 
 
 @dataclass
+class PhantomRow:
+    """Every lamp switched on and off while nobody presses: presses that came anyway."""
+
+    switches: int
+    lamps: int
+    #: Button key → presses seen while the lamps switched (nobody pressed anything).
+    phantoms: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.phantoms
+
+
+@dataclass
 class StuckRow:
     key: str
     pin: int
@@ -139,6 +153,7 @@ class SelftestReport:
     fairness_pair: tuple[str, str] | None = None
     bounce: list[BounceRow] = field(default_factory=list)
     glitch: list[GlitchRow] = field(default_factory=list)
+    phantom: list[PhantomRow] = field(default_factory=list)
     stuck: list[StuckRow] = field(default_factory=list)
     held_at_start: list[str] = field(default_factory=list)
     png: str | None = None
@@ -154,6 +169,7 @@ class SelftestReport:
             *self.fairness,
             *self.bounce,
             *self.glitch,
+            *self.phantom,
             *self.stuck,
         ]
         return all(r.ok for r in rows) and not self.held_at_start
@@ -251,6 +267,18 @@ class SelftestReport:
                     for r in self.glitch
                 ],
             },
+            "phantom": {
+                "run": "phantom" not in self.not_run,
+                "rows": [
+                    {
+                        "switches": r.switches,
+                        "lamps": r.lamps,
+                        "phantoms": dict(r.phantoms),
+                        "ok": r.ok,
+                    }
+                    for r in self.phantom
+                ],
+            },
             "stuck": {
                 "run": "stuck" not in self.not_run,
                 "threshold_s": self.stuck_threshold_s,
@@ -337,6 +365,16 @@ class SelftestReport:
                     f"  {describe_key(gr.key):<22}a {gr.width_ns / NS_PER_US:.0f} µs spike, "
                     f"{gr.presses} press(es): {'ok' if gr.ok else 'FAIL'}"
                 )
+        for pr in self.phantom:
+            lines += [
+                "",
+                f"phantom: all {pr.lamps} lamps switched on and off {pr.switches} times, "
+                "nobody pressing",
+            ]
+            if pr.ok:
+                lines.append("  no press came: ok")
+            for key, count in sorted(pr.phantoms.items()):
+                lines.append(f"  {describe_key(key):<22}{count} phantom press(es): FAIL")
         if self.stuck or self.held_at_start:
             lines += ["", f"stuck: held past {self.stuck_threshold_s:g} s (the test's threshold)"]
             for sr in self.stuck:

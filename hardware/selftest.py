@@ -73,6 +73,7 @@ from hardware.report import (
     FairnessRow,
     GlitchRow,
     LatencyRow,
+    PhantomRow,
     SelftestReport,
     StuckRow,
 )
@@ -81,7 +82,10 @@ NS_PER_US = 1_000
 NS_PER_MS = 1_000_000
 DEFAULT_OFFSETS_US = (0, 10, 100, 1000)
 FAIRNESS_RULES = ("tv-modern", "championship-2003")
-CHECKS = ("latency", "fairness", "bounce", "glitch", "stuck")
+CHECKS = ("latency", "fairness", "bounce", "glitch", "phantom", "stuck")
+#: The phantom check: how often every lamp is switched on and off, and how fast.
+PHANTOM_SWITCHES = 20
+PHANTOM_PERIOD_S = 0.02
 #: The stuck threshold the self-test uses (the game's is 10 s: too long to wait for).
 DEFAULT_TEST_STUCK_S = 0.5
 #: How long to wait for an input that should come back from a pulse.
@@ -93,6 +97,11 @@ CHIP_REPLY_TIMEOUT_S = 5.0
 PICO_NO_STUCK = (
     "the Pico path has no stuck-button detection: the firmware and BridgeLink report "
     "presses and releases only"
+)
+#: Why the phantom check does not run through the Pico bridge (the report says so).
+PICO_NO_PHANTOM = (
+    "the Pico drives its own lamps; switching them from the self-test through the link is "
+    "not built yet"
 )
 #: Why the glitch check does not run through the Pico bridge (the report says so).
 PICO_NO_GLITCH = (
@@ -303,6 +312,8 @@ class Rig:
     glitch_ns: int | None = None
     #: Why this input path cannot run the glitch check (None: it can).
     no_glitch_check: str | None = None
+    #: The pin factory of a GPIO rig: the phantom check drives the lamps on it.
+    pin_factory: Any = None
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -395,6 +406,7 @@ def gpio_rig(
         bank,
         [bank.close],
         glitch_ns=bank.glitch_ns,
+        pin_factory=pin_factory,
     )
 
 
@@ -688,6 +700,38 @@ def check_glitch(rig: Rig, progress: Progress) -> list[GlitchRow]:
     return rows
 
 
+def check_phantom(rig: Rig, progress: Progress) -> list[PhantomRow]:
+    """Every lamp on and off again and again while nobody presses: no press may come.
+
+    A lamp's MOSFET switching a few hundred milliamps beside a button cable is
+    where a real rig picks up spikes; the glitch check should keep them out,
+    and this says whether it does on this wiring (on mock pins: the software
+    path only).
+    """
+    from hardware.lamps import LampBoard
+
+    with LampBoard(rig.pinmap, rig.pin_factory) as board:
+        lamps = len(board.podiums) + (board.signal is not None)
+        _drain(rig)
+        for _ in range(PHANTOM_SWITCHES):
+            for seat in board.podiums:
+                board.podium(seat, True)
+            board.set_signal(True)
+            time.sleep(PHANTOM_PERIOD_S / 2)
+            board.all_off()
+            time.sleep(PHANTOM_PERIOD_S / 2)
+        settled = time.monotonic_ns() + (rig.glitch_ns or 0) + rig.hold_off_ns + 2 * NS_PER_MS
+        _sleep_until(settled)
+        _wait_proven(rig, settled)
+        phantoms: dict[str, int] = {}
+        for event in _drain(rig):
+            if isinstance(event, PRESS_INPUTS):
+                key = key_of(event)
+                phantoms[key] = phantoms.get(key, 0) + 1
+    progress.step("phantom")
+    return [PhantomRow(PHANTOM_SWITCHES, lamps, phantoms)]
+
+
 def _wait_proven(rig: Rig, t_ns: int) -> None:
     """Until the GPIO watermark has passed ``t_ns``: every check due by then is decided."""
     bank = rig.bank
@@ -799,6 +843,9 @@ def run_selftest(
     glitch_runs = "glitch" in checks and rig.no_glitch_check is None
     if glitch_runs:
         total += len(keys)
+    phantom_runs = "phantom" in checks and rig.pin_factory is not None
+    if phantom_runs:
+        total += 1
     if "stuck" in checks:
         total += max(1, len(keys))
     bar = Progress(total, sys.stderr if stderr is None else stderr, progress)
@@ -826,6 +873,10 @@ def run_selftest(
         report.glitch = check_glitch(rig, bar)
     elif "glitch" in checks and rig.no_glitch_check is not None:
         report.not_run["glitch"] = rig.no_glitch_check
+    if phantom_runs:
+        report.phantom = check_phantom(rig, bar)
+    elif "phantom" in checks:
+        report.not_run["phantom"] = PICO_NO_PHANTOM
     if "stuck" in checks:
         report.stuck, held = check_stuck(rig, bar)
         report.held_at_start = sorted(set(report.held_at_start) | set(held))

@@ -297,6 +297,10 @@ def test_selftest_emulate_through_the_pulse_source_contract(
     # ...nor a glitch check (the firmware has none): not run, never "passed"
     assert report["glitch"]["run"] is False and report["glitch"]["buttons"] == []
     assert "no glitch check" in report["not_run"]["glitch"]
+    assert (
+        report["phantom"]["run"] is False
+        and "Pico drives its own lamps" in (report["not_run"]["phantom"])
+    )
 
 
 def test_the_glitch_check_fails_when_spikes_are_taken_for_presses(
@@ -389,3 +393,39 @@ def test_check_buttons_lights_each_lamp() -> None:
     result = check_buttons(pinmap, factory, out=out, timeout_s=1, press=press_and_watch, linger_s=0)
     assert result.ok and result.seen == list(pinmap.buttons())
     assert lit == [1, 2, 3, 4]
+
+
+def test_the_phantom_check_passes_when_no_press_comes_while_the_lamps_switch(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["selftest", "--simulate", "--checks", "phantom", "--no-png", "--no-progress"]
+    assert main([*args, "--json"]) == 0
+    phantom = json.loads(capsys.readouterr().out)["phantom"]
+    assert phantom["run"] is True
+    assert phantom["rows"] == [{"switches": 20, "lamps": 5, "phantoms": {}, "ok": True}]
+
+
+def test_the_phantom_check_fails_when_a_lamp_couples_into_a_button_line(tmp_path: Path) -> None:
+    """Seat 1's cable runs beside podium lamp 1: the lamp switching reads as presses."""
+    from gpiozero.pins.mock import MockConnectedPin
+
+    from hardware.mockpins import mock_factory
+    from hardware.pinmap import load_pinmap
+    from hardware.selftest import Progress, check_phantom, gpio_rig
+
+    pins = tmp_path / "pins.toml"
+    pins.write_text(
+        "[players]\n1 = 17\n2 = 27\n[host]\nreading_start = 5\nreading_end = 6\n"
+        # active low: the lamp's "on" pulls its line low, as a pressed button does
+        "[lamps.podiums]\n1 = { pin = 16, active_low = true }\n"
+    )
+    pinmap = load_pinmap(pins)
+    factory = mock_factory()
+    factory.pin(16, pin_class=MockConnectedPin, input_pin=factory.pin(17))  # the coupling
+    rig = gpio_rig(pinmap, factory, simulate=True)
+    try:
+        (row,) = check_phantom(rig, Progress(1, sys.stderr, enabled=False))
+    finally:
+        rig.close()
+    assert not row.ok
+    assert set(row.phantoms) == {"1"} and row.phantoms["1"] >= 1

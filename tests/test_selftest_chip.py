@@ -129,18 +129,20 @@ def test_bounce_is_one_press_at_the_first_edge(
     assert all(b["presses"] == 1 and b["first_edge_stamp"] for b in bounce), bounce
 
 
-def test_the_stuck_and_glitch_checks_are_reported_as_not_run(
+def test_the_stuck_glitch_and_phantom_checks_are_reported_as_not_run(
     chip_report: tuple[int, dict[str, object], str],
 ) -> None:
     _, report, _ = chip_report
     not_run = report["not_run"]
-    assert isinstance(not_run, dict) and set(not_run) == {"glitch", "stuck"}
+    assert isinstance(not_run, dict) and set(not_run) == {"glitch", "phantom", "stuck"}
     assert "no stuck-button detection" in not_run["stuck"]
     assert "no glitch check" in not_run["glitch"]
     for check in ("stuck", "glitch"):
         rows = report[check]
         assert isinstance(rows, dict)
         assert rows["run"] is False and rows["buttons"] == []
+    phantom = report["phantom"]
+    assert isinstance(phantom, dict) and phantom == {"run": False, "rows": []}
 
 
 def test_a_check_not_run_is_never_all_passed() -> None:
