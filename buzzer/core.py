@@ -22,12 +22,13 @@ from buzzer.arbiter.events import (
 )
 from buzzer.arbiter.machine import SequenceError
 from buzzer.arbiter.sequencer import ReorderBuffer
+from buzzer.errors import SvoyakError
 from rules.game import Game, GameSetup
 
 _NOT_UNDOABLE = (Press, Release, Draw, Tick, Undo, Fault)
 
 
-class InputError(Exception):
+class InputError(SvoyakError):
     """An input the core refuses; ``ref`` names it (e.g. the journal line)."""
 
     def __init__(self, ref: int, message: str) -> None:

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
+from buzzer.errors import SvoyakError
 from display import scene as screens
 from rules.packages import MediaKind, MediaRef, PackageError
 
@@ -54,7 +55,7 @@ MAX_IMAGES: Final = 8
 MAX_AUDIO_BYTES: Final = 64 * 1024 * 1024
 
 
-class MediaError(Exception):
+class MediaError(SvoyakError):
     """A picture or a sound that the board cannot use, with the reason."""
 
 

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
+from buzzer.errors import SvoyakError
+
 
 class Level(Enum):
     """Error-correction level: (table row, the two format-information bits)."""
@@ -74,7 +76,7 @@ MASKS: tuple[Callable[[int, int], bool], ...] = (
 )
 
 
-class QrError(ValueError):
+class QrError(SvoyakError, ValueError):
     """The data does not fit any allowed version."""
 
 

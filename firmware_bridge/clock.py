@@ -236,9 +236,7 @@ class ClockMapper:
         """
         return self.map_event_at_least(device_us, None)[0]
 
-    def map_event_at_least(
-        self, device_us: int, floor: tuple[int, int] | None
-    ) -> tuple[int, bool]:
+    def map_event_at_least(self, device_us: int, floor: tuple[int, int] | None) -> tuple[int, bool]:
         """:meth:`map_event`, never below the ``floor``; and whether it had to be raised.
 
         ``floor`` is ``(device_us, host_ns)``: the host promised (its

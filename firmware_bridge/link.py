@@ -1016,8 +1016,7 @@ class BridgeLink:
 def _loss(kind: str, count: int) -> LinkTrouble:
     if kind == "overflow":
         detail = (
-            f"{count} edge(s) lost: the device's capture ring overflowed "
-            "before they were numbered"
+            f"{count} edge(s) lost: the device's capture ring overflowed before they were numbered"
         )
     else:
         detail = f"{count} event(s) lost: the device dropped them before they arrived"

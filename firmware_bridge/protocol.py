@@ -33,6 +33,8 @@ import struct
 from dataclasses import dataclass, field
 from typing import ClassVar, Final, Self
 
+from buzzer.errors import SvoyakError
+
 #: The protocol version in every frame's first byte and in the handshake.
 #: A frame of another version is counted as bad and dropped (never guessed at):
 #: the decoder's ``BadFrame.VERSION`` count is how a host tells a Pico with
@@ -87,7 +89,7 @@ def cobs_encode(data: bytes) -> bytes:
     return bytes(out)
 
 
-class CobsError(ValueError):
+class CobsError(SvoyakError, ValueError):
     """The bytes between two delimiters are not a valid COBS encoding."""
 
 
@@ -525,7 +527,7 @@ class BadFrame(enum.Enum):
     PAYLOAD = "payload"
 
 
-class FrameError(ValueError):
+class FrameError(SvoyakError, ValueError):
     """A chunk that is not a good frame; ``reason`` says why."""
 
     def __init__(self, reason: BadFrame) -> None:

@@ -34,6 +34,8 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
+from buzzer.errors import SvoyakError
+
 NS_PER_S = 1_000_000_000
 
 
@@ -94,7 +96,7 @@ class DetectedTicks:
         return clock.to_ns(ticks)
 
 
-class UnsupportedPinFactory(RuntimeError):
+class UnsupportedPinFactory(SvoyakError, RuntimeError):
     """The pin factory does not stamp edges where they happen (see the module docstring)."""
 
 

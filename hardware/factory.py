@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from buzzer.errors import SvoyakError
 from hardware.pinmap import PinMap, example_path, load_pinmap
 
 #: Where ``svoyak`` looks for the pin map when ``--pins`` is not given.
@@ -33,7 +34,7 @@ def chip_number(text: str) -> int:
     return value
 
 
-class FactoryUnavailable(RuntimeError):
+class FactoryUnavailable(SvoyakError, RuntimeError):
     """No pin factory that can be used here; the message says what to install or pass."""
 
 

@@ -20,6 +20,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from buzzer.errors import SvoyakError
+
 #: BCM GPIO numbers usable on the 40-pin header. GPIO0/1 (ID_SD/ID_SC) are kept
 #: for a HAT's ID EEPROM and are refused.
 FIRST_PIN = 2
@@ -128,7 +130,7 @@ def describe_key(key: str) -> str:
     return f"seat {key}" if key.isdigit() else f"host {key}"
 
 
-class PinMapError(ValueError):
+class PinMapError(SvoyakError, ValueError):
     """A pin map that cannot be used; ``problems`` are ``(key, message)`` pairs."""
 
     def __init__(self, source: str, problems: list[tuple[str, str]]) -> None:

@@ -56,6 +56,7 @@ from buzzer.arbiter.decisions import Decision, Ignored, Recognized, Tie
 from buzzer.arbiter.events import Press, ReadingEnd, ReadingStart, Select, Tick
 from buzzer.arbiter.params import DEFAULT_SETTLE_NS
 from buzzer.core import GameCore
+from buzzer.errors import SvoyakError
 from hardware.buttons import (
     PRESS_INPUTS,
     ButtonBank,
@@ -110,7 +111,7 @@ PICO_NO_GLITCH = (
 )
 
 
-class SelftestUnavailable(RuntimeError):
+class SelftestUnavailable(SvoyakError, RuntimeError):
     """The self-test cannot run here; the message says why and what to do."""
 
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from buzzer.errors import SvoyakError
 
-class BoardError(ValueError):
+
+class BoardError(SvoyakError, ValueError):
     """A cell that is not on the board, or was already played."""
 
 

@@ -22,6 +22,7 @@ from buzzer.arbiter.params import (
     ResumeMode,
     WindowAfterWrong,
 )
+from buzzer.errors import SvoyakError
 from rules.board import RoundSpec
 from rules.specials.bidding import AllInBeaten, BiddingRules
 from rules.specials.params import (
@@ -87,7 +88,7 @@ class RuleSystem:
         return self.choice is ChoiceOrder.FREE
 
 
-class OptionError(ValueError):
+class OptionError(SvoyakError, ValueError):
     """An unknown option name, or a value it cannot take."""
 
 

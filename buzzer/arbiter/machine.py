@@ -27,6 +27,7 @@ from buzzer.arbiter.decisions import (
     WindowOpened,
 )
 from buzzer.arbiter.params import NS_PER_US, ButtonRules, EarlyPress, WindowAfterWrong
+from buzzer.errors import SvoyakError
 
 
 class Phase(Enum):
@@ -51,7 +52,7 @@ _FALSE_START = EarlyPress.FALSE_START
 _INTERRUPT = EarlyPress.INTERRUPT
 
 
-class SequenceError(Exception):
+class SequenceError(SvoyakError):
     """A host input that makes no sense in the current state (e.g. a verdict
     when nobody is answering). The message says what the host should do."""
 

@@ -38,6 +38,7 @@ from buzzer.arbiter.events import (
     Undo,
 )
 from buzzer.arbiter.params import DEFAULT_SETTLE_NS, MAX_SETTLE_NS, NS_PER_MS, NS_PER_S
+from buzzer.errors import SvoyakError
 from rules.board import BoardError, RoundSpec
 from rules.eras import find_era_rules, tv_rules_for
 from rules.game import GameSetup
@@ -53,7 +54,7 @@ MAX_POINTS = 10**9
 MAX_T_S = 1_000_000.0
 
 
-class JournalError(Exception):
+class JournalError(SvoyakError):
     """A journal line that cannot be used; ``line`` is 1-based."""
 
     def __init__(self, line: int, message: str) -> None:
@@ -359,7 +360,6 @@ def parse_header(text: str, base: Path | None = None) -> GameSetup:
         )
     except ValueError as exc:
         raise JournalError(1, str(exc)) from None
-
 
 
 _QUESTION_KINDS = {

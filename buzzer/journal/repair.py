@@ -29,12 +29,13 @@ import sqlite3
 import time
 from pathlib import Path
 
+from buzzer.errors import SvoyakError
 from buzzer.journal.codec import MAX_T_S, JournalError
 from buzzer.journal.resume import rebuild
 from buzzer.journal.store import JournalStore, JournalStoreError
 
 
-class RepairError(Exception):
+class RepairError(SvoyakError):
     """Nothing was changed; ``str()`` says why (for the technician)."""
 
 

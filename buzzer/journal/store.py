@@ -33,6 +33,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from buzzer.errors import SvoyakError
+
 #: ``PRAGMA application_id`` of a svoyak journal ("SVJK"). Journals written
 #: before it existed have 0 and exactly the one ``journal`` table.
 APPLICATION_ID = 0x53564A4B
@@ -47,7 +49,7 @@ CREATE TABLE IF NOT EXISTS journal (
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-class JournalStoreError(Exception):
+class JournalStoreError(SvoyakError):
     """The journal file cannot be used; the message names it and says what to do."""
 
 

@@ -59,6 +59,7 @@ from buzzer.arbiter.events import (
     Timeout,
     Undo,
 )
+from buzzer.errors import SvoyakError
 from buzzer.journal.encode import command_key, encode_input
 from buzzer.panel import messages
 from buzzer.panel.hub import PanelHub
@@ -98,7 +99,7 @@ class Outcome:
     repeat: bool = False
 
 
-class SeatError(ValueError):
+class SeatError(SvoyakError, ValueError):
     """A seat the game does not have (a 422: no state makes it valid)."""
 
     def __init__(self, field: str, ru: str, en: str) -> None:

@@ -29,6 +29,7 @@ from concurrent.futures import Future
 from typing import Any, Protocol
 
 from buzzer.arbiter.events import Press, Release
+from buzzer.errors import SvoyakError
 from buzzer.runtime.runtime import CommandRefused, Runtime
 from buzzer.runtime.sources import EdgeSource, LinkSource
 
@@ -109,7 +110,7 @@ def attach_gpio(
     return Attached(runtime, source, (bank, lamps), sink, pinmap=pinmap)
 
 
-class PicoUnavailable(Exception):
+class PicoUnavailable(SvoyakError):
     """The Pico named on the command line does not answer: the game must not start.
 
     Playing on without it would be worse than not starting: the players would

@@ -27,6 +27,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from buzzer.errors import SvoyakError
+
 #: The host name asked for first; ``svoyak-2`` … when it is taken.
 DEFAULT_NAME = "svoyak"
 #: The service's instance name: what a service browser lists.
@@ -36,7 +38,7 @@ SERVICE_TYPE = "_http._tcp.local."
 ATTEMPTS = 9
 
 
-class MdnsError(Exception):
+class MdnsError(SvoyakError):
     """The panel could not be advertised (the message says why)."""
 
 

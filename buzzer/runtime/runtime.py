@@ -42,6 +42,7 @@ from typing import Any
 
 from buzzer.arbiter.decisions import Decision, Ignored
 from buzzer.arbiter.events import Fault, Input, Press
+from buzzer.errors import SvoyakError
 from buzzer.runtime.controller import Applied, Controller
 from buzzer.runtime.merge import EventTimeMerge
 from buzzer.runtime.sources import ClockSource, EdgeSource, LinkSource, Source
@@ -62,7 +63,7 @@ SWITCH_INTERVAL_S = 0.0005
 _NUDGE: Any = ("nudge", None)
 
 
-class CommandRefused(Exception):
+class CommandRefused(SvoyakError):
     """The engine refused a host command (tried on a copy): nothing was journaled."""
 
     def __init__(self, message: str) -> None:
@@ -348,8 +349,7 @@ class Runtime:
             # Only the time the source could have run counts against its bound:
             # while the whole process stalled (a long collection) nobody reported.
             healthy = lag is not None and (
-                lag <= self.wait_bound_ns
-                or lag - self._stalled_since(mark) <= self.wait_bound_ns
+                lag <= self.wait_bound_ns or lag - self._stalled_since(mark) <= self.wait_bound_ns
             )
             name = source.name
             if healthy:

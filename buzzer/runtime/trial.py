@@ -25,9 +25,10 @@ from typing import Any
 from buzzer.arbiter.events import Input, Tick
 from buzzer.arbiter.machine import SequenceError
 from buzzer.core import GameCore, InputError
+from buzzer.errors import SvoyakError
 
 
-class Refused(Exception):
+class Refused(SvoyakError):
     """The engine refused a command on the copy; ``message`` is the engine's."""
 
     def __init__(self, message: str) -> None:

@@ -35,6 +35,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from buzzer.errors import SvoyakError
 from rules.tournament.advancement import GameResult, advance
 from rules.tournament.draw import Entrant, draw_games
 from rules.tournament.qualifier import QualifierScore, rank_qualifier
@@ -219,7 +220,7 @@ class _Recorded(GameResult):
         return GameResult.places(self)
 
 
-class TournamentError(Exception):
+class TournamentError(SvoyakError):
     """A request the tournament cannot carry out; the message says what to do."""
 
 

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from buzzer.errors import SvoyakError
 from firmware_bridge.firmware import logic
 
 HERE = Path(__file__).resolve().parent
@@ -61,7 +62,7 @@ FS_PROG_SIZE = 256
 TICKS_PERIOD_US = 1 << logic.TICKS_BITS
 
 
-class ChipModelError(RuntimeError):
+class ChipModelError(SvoyakError, RuntimeError):
     """The chip model cannot run here; the message says what to install or fix."""
 
 
@@ -545,4 +546,3 @@ class ChipModel:
                 return
             if data:
                 self.write(data)
-

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
+from buzzer.errors import SvoyakError
 from rules.board import RoundSpec
 
 #: The most options a cat's price choice may offer; a hostile ``[0;10^9]/1``
@@ -37,7 +38,7 @@ MAX_QUESTIONS = 100
 MAX_BOARD_PRICES = 100
 
 
-class PackageError(ValueError):
+class PackageError(SvoyakError, ValueError):
     """A package that cannot be played, with a message a host can act on.
 
     Every reader turns whatever goes wrong (a broken archive, hostile XML, a

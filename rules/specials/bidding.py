@@ -12,8 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
+from buzzer.errors import SvoyakError
 
-class BidError(ValueError):
+
+class BidError(SvoyakError, ValueError):
     """A bid or pass the rules do not allow; the message says why."""
 
 

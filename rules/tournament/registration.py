@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import Enum
 from types import MappingProxyType
 
+from buzzer.errors import SvoyakError
+
 #: TOUR-1.2: the regulations' cutoff date, 01.02.2003.
 DEFAULT_CUTOFF = datetime.date(2003, 2, 1)
 #: TOUR-1.2: the oldest eligible age on the cutoff date.
@@ -24,7 +26,7 @@ MAX_JUNIOR_AGE = 14
 MIN_TEAM_SIZE = 3
 
 
-class RegistrationError(ValueError):
+class RegistrationError(SvoyakError, ValueError):
     """A registration the regulations refuse (TOUR-1.2, TOUR-1.3/1.4)."""
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from buzzer.errors import SvoyakError
+
 #: TOUR-1.6: players in a full 1/9 final (nine triples).
 NINTH_FINAL_PLAYERS = 27
 #: TOUR-1.6: games in the 1/9 final.
@@ -21,7 +23,7 @@ THIRD_FINAL_SLOTS = 9
 FINAL_SLOTS = 3
 
 
-class CommitteeDecision(ValueError):
+class CommitteeDecision(SvoyakError, ValueError):
     """A case the regulations leave to the organising committee (TOUR-1.9, TOUR-N-D)."""
 
 
