@@ -18,6 +18,7 @@ pointing at the original game.
 from __future__ import annotations
 
 import copy
+import logging
 import random
 import types
 from typing import Any
@@ -26,6 +27,8 @@ from buzzer.arbiter.events import Input, Tick
 from buzzer.arbiter.machine import SequenceError
 from buzzer.core import GameCore, InputError
 from buzzer.errors import SvoyakError
+
+log = logging.getLogger(__name__)
 
 
 class Refused(SvoyakError):
@@ -93,6 +96,14 @@ def try_input(core: GameCore, item: Input) -> None:
         raise Refused(exc.message) from None
     except SequenceError as exc:
         raise Refused(str(exc)) from None
-    except (AssertionError, KeyError, IndexError, ValueError, TypeError) as exc:
-        # An engine bug must not reach the journal either.
-        raise Refused(f"the engine could not apply this command ({type(exc).__name__})") from None
+    except SvoyakError as exc:  # any other refusal the engine meant to make
+        raise Refused(str(exc)) from None
+    except Exception as exc:
+        # A bug in the engine: the command must not reach the journal (the game
+        # would not replay), and the game goes on. The traceback is logged, never
+        # swallowed, so the bug can be reported and fixed.
+        log.exception("the engine failed on %r", item)
+        raise Refused(
+            f"the engine could not apply this command ({type(exc).__name__}: a bug, logged); "
+            "the game goes on without it"
+        ) from None
