@@ -68,7 +68,8 @@ def plan_games(players: int) -> StagePlan:
     games, fours = divmod(players, 3)
     if fours > games:
         # N = 2 or 5: there are not enough games to hold the extra players.
-        raise CommitteeDecision(f"{players} players cannot be split into triples and fours")
+        who = "1 player" if players == 1 else f"{players} players"
+        raise CommitteeDecision(f"{who} cannot be split into triples and fours")
     return StagePlan(qualifier=False, fours=fours, triples=games - fours)
 
 
