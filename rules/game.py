@@ -416,6 +416,10 @@ class Game(FinalRound):
                 "judge_order": list(self.final_order),
                 "answers_due": self.final_answers_due,
                 "answers_in": self.final_answers_in,
+                # C2003-2.7.4, TV-F-4 (30 s, or the final_answer_time_s option)
+                "answer_time_s": (
+                    self.rules.final.answer_time_ns / 1e9 if self.rules.final else None
+                ),
             }
             if self.final_seats
             else None,

@@ -559,6 +559,8 @@ def test_the_final_s_top_bar_marks_and_removed_themes_and_the_end(
         page.wait_for_selector("#final-wait")
         assert "Сначала прочитайте вопрос" in page.inner_text("#final-wait")
         assert page.is_disabled("#judge-correct") and page.is_disabled("#judge-wrong")
+        # the button names the writing time the game has (final_answer_time_s), not 30 s
+        assert page.inner_text("#final-reading-end") == "Чтение окончено — 2 с"
         page.click("#final-reading-start")
         page.click("#final-reading-end")
         page.wait_for_selector("#final-timer")

@@ -605,7 +605,9 @@
 
   const finalReading = () => el("div", { class: "actions reading-row" },
     button("final-reading-start", t("final.reading.start"), { type: "reading_start" }, "secondary"),
-    button("final-reading-end", t("final.reading.end"), { type: "reading_end" }, "signal"));
+    button("final-reading-end",
+      t("final.reading.end", { s: (snapshot.final && snapshot.final.answer_time_s) || 30 }),
+      { type: "reading_end" }, "signal"));
 
   const finalTimer = () => (extras().final_timer_until
     ? el("div", { class: "countdown-line", id: "final-timer" }, t("final.timer"), " ",
