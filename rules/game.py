@@ -409,6 +409,8 @@ class Game(FinalRound):
             },
             "value": self.value if self.stage is Stage.SPECIAL else None,
             "special_deadline": self.special_deadline,
+            # TV-S-CAT-4: the editors' cat values were multiples of this (None: any)
+            "cat_value_step": self.rules.cat.value_step if self.rules.cat else None,
             "final": {
                 "seats": list(self.final_seats),
                 "themes_left": list(self.final_themes),

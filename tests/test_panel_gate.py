@@ -310,6 +310,26 @@ def test_a_stale_command_is_refused_with_what_changed(tmp_path: Path) -> None:
     assert future.status == 409 and future.body["detail"]["code"] == "stale"
 
 
+def test_a_cat_value_off_the_eras_step_is_refused_in_the_hosts_language() -> None:
+    header = {
+        "rules": "tv-1994",
+        "date": "2004-05-01",  # TV-S-CAT-4: the editors' values in hundreds since 2003
+        "players": ["А", "Б", "В"],
+        "chooser": 1,
+        "specials": [{"round": 1, "theme": 1, "price": 100, "kind": "cat"}],
+    }
+    table = Table(header)
+    table.ok({"type": "select", "theme": 1, "price": 100})
+    table.ok({"type": "cat_give", "seat": 2})
+    odd = table.refused({"type": "cat_price", "price": 250})
+    assert odd["message"] == "В эту эпоху стоимость кота кратна 100: 250 не подходит (TV-S-CAT-4)."
+    assert "multiple of 100" in odd["engine"]
+    zero = table.refused({"type": "cat_price", "price": 0})
+    assert zero["message"] == "Стоимость кота — положительное число."
+    table.ok({"type": "cat_price", "price": 400})
+    assert table.s["value"] == 400
+
+
 def test_a_seat_the_game_does_not_have_is_a_validation_error() -> None:
     table = Table(demo_header())
     with pytest.raises(SeatError):

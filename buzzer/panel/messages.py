@@ -285,6 +285,16 @@ def _explain(command: dict[str, Any], snap: dict[str, Any]) -> tuple[str, str]:
         return "Сейчас некому передавать кота.", "There is no cat to give now."
     if kind == "cat_price" and stage != "cat_price":
         return "Стоимость кота сейчас не выбирается.", "The cat's value is not being set now."
+    if kind == "cat_price":
+        price, step = command.get("price"), snap.get("cat_value_step")
+        if isinstance(price, int) and price <= 0:
+            return "Стоимость кота — положительное число.", "The cat's value must be positive."
+        if isinstance(price, int) and isinstance(step, int) and price % step:
+            return (
+                f"В эту эпоху стоимость кота кратна {step}: {price} не подходит (TV-S-CAT-4).",
+                f"In this era the cat's value is a multiple of {step}: {price} is not "
+                "(TV-S-CAT-4).",
+            )
     if kind in ("final_remove", "final_stake"):
         expected = "final_remove" if kind == "final_remove" else "final_stakes"
         if stage != expected:
