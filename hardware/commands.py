@@ -154,6 +154,8 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
         rules=args.rules,
         pair=(args.pair[0], args.pair[1]) if args.pair else None,
         png=png,
+        phantom_switches=args.phantom_switches,
+        phantom_period_ms=args.phantom_period_ms,
     )
     fatal: tuple[type[Exception], ...] = (SelftestUnavailable, *rig.fatal)
     try:
@@ -268,6 +270,21 @@ def add_commands(subparsers: Any) -> None:
     )
     selftest.add_argument(
         "--hold-off-ms", type=float, help="override the pin map's hold-off for the test"
+    )
+    selftest.add_argument(
+        "--phantom-switches",
+        type=_positive(int),
+        default=20,
+        metavar="N",
+        help="the phantom check: how many times every lamp goes on and off (default 20; "
+        "the bench plan's 10 minutes at 10 Hz: 6000 with --phantom-period-ms 100)",
+    )
+    selftest.add_argument(
+        "--phantom-period-ms",
+        type=_positive(float),
+        default=20.0,
+        metavar="MS",
+        help="the phantom check: one on-and-off, in ms (default 20)",
     )
     selftest.add_argument(
         "--stuck-s",

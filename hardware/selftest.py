@@ -701,7 +701,12 @@ def check_glitch(rig: Rig, progress: Progress) -> list[GlitchRow]:
     return rows
 
 
-def check_phantom(rig: Rig, progress: Progress) -> list[PhantomRow]:
+def check_phantom(
+    rig: Rig,
+    progress: Progress,
+    switches: int = PHANTOM_SWITCHES,
+    period_s: float = PHANTOM_PERIOD_S,
+) -> list[PhantomRow]:
     """Every lamp on and off again and again while nobody presses: no press may come.
 
     A lamp's MOSFET switching a few hundred milliamps beside a button cable is
@@ -714,13 +719,13 @@ def check_phantom(rig: Rig, progress: Progress) -> list[PhantomRow]:
     with LampBoard(rig.pinmap, rig.pin_factory) as board:
         lamps = len(board.podiums) + (board.signal is not None)
         _drain(rig)
-        for _ in range(PHANTOM_SWITCHES):
+        for _ in range(switches):
             for seat in board.podiums:
                 board.podium(seat, True)
             board.set_signal(True)
-            time.sleep(PHANTOM_PERIOD_S / 2)
+            time.sleep(period_s / 2)
             board.all_off()
-            time.sleep(PHANTOM_PERIOD_S / 2)
+            time.sleep(period_s / 2)
         settled = time.monotonic_ns() + (rig.glitch_ns or 0) + rig.hold_off_ns + 2 * NS_PER_MS
         _sleep_until(settled)
         _wait_proven(rig, settled)
@@ -730,7 +735,7 @@ def check_phantom(rig: Rig, progress: Progress) -> list[PhantomRow]:
                 key = key_of(event)
                 phantoms[key] = phantoms.get(key, 0) + 1
     progress.step("phantom")
-    return [PhantomRow(PHANTOM_SWITCHES, lamps, phantoms)]
+    return [PhantomRow(switches, lamps, phantoms)]
 
 
 def _wait_proven(rig: Rig, t_ns: int) -> None:
@@ -814,6 +819,9 @@ class SelftestOptions:
     offsets_us: tuple[int, ...] = DEFAULT_OFFSETS_US
     rules: str = "tv-modern"
     pair: tuple[str, str] | None = None
+    #: The phantom check: how many times every lamp goes on and off, and the period.
+    phantom_switches: int = PHANTOM_SWITCHES
+    phantom_period_ms: float = PHANTOM_PERIOD_S * 1000
     #: Where to write the latency histogram; None: no histogram. Its folder is
     #: created if missing (``svoyak selftest`` passes :func:`default_png_path`).
     png: str | Path | None = None
@@ -875,7 +883,9 @@ def run_selftest(
     elif "glitch" in checks and rig.no_glitch_check is not None:
         report.not_run["glitch"] = rig.no_glitch_check
     if phantom_runs:
-        report.phantom = check_phantom(rig, bar)
+        report.phantom = check_phantom(
+            rig, bar, options.phantom_switches, options.phantom_period_ms / 1000
+        )
     elif "phantom" in checks:
         report.not_run["phantom"] = PICO_NO_PHANTOM
     if "stuck" in checks:

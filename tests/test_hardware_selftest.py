@@ -403,6 +403,11 @@ def test_the_phantom_check_passes_when_no_press_comes_while_the_lamps_switch(
     phantom = json.loads(capsys.readouterr().out)["phantom"]
     assert phantom["run"] is True
     assert phantom["rows"] == [{"switches": 20, "lamps": 5, "phantoms": {}, "ok": True}]
+    # the bench plan's long run is the same check with more switches, slower
+    more = ["--phantom-switches", "7", "--phantom-period-ms", "4", "--json"]
+    assert main([*args, *more]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["phantom"]["rows"]
+    assert row["switches"] == 7 and row["ok"]
 
 
 def test_the_phantom_check_fails_when_a_lamp_couples_into_a_button_line(tmp_path: Path) -> None:
