@@ -114,8 +114,10 @@ def test_latency_every_press_comes_back_with_its_figures(
         assert all(isinstance(v, float | int) for v in figures), button
         assert figures[0] <= figures[1] <= figures[2] <= figures[3], button
         # The PIO stamps the edge's own microsecond: the firmware adds nothing
-        # but the 1 µs sample and the integer µs of ticks_us (either way).
-        assert figures[0] >= -1.0 and figures[3] <= 5.0, button
+        # but the 1 µs sample and the integer µs of ticks_us. An edge between two
+        # µs boundaries can come back stamped at the µs before the sample that saw
+        # it: up to 2 µs early (seen: -1.012 µs), never more.
+        assert figures[0] > -2.0 and figures[3] <= 5.0, button
         assert button["jitter_us"] is not None and button["jitter_us"] >= 0
 
 
