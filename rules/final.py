@@ -169,27 +169,26 @@ class FinalRound:
 
     def _final_reading_start(self, t: int, out: list[Decision]) -> None:
         """The host starts reading the final question: only once every stake is in."""
-        if self.stage is Stage.FINAL_STAKES:
-            raise SequenceError(self._stakes_missing())
-        if self.final_answers_due is not None:
-            raise SequenceError(
-                "the final question has been read already: it is read once (C2003-2.7.4)"
-            )
+        self._check_final_unread()
 
     def _final_reading_end(self, t: int, out: list[Decision]) -> None:
         """The reading is over: the 30 s for the written answers start (C2003-2.7.4, TV-F-4)."""
-        if self.stage is Stage.FINAL_STAKES:
-            raise SequenceError(self._stakes_missing())
-        if self.final_answers_due is not None:
-            raise SequenceError(
-                "the final question has been read already: its 30 s for the answers "
-                "started at the end of that reading"
-            )
+        self._check_final_unread()
         final = self.rules.final
         assert final is not None
         self._final_begun()
         self.final_answers_due = t + final.answer_time_ns
         out.append(Note(t, "final_timer", (("until", self.final_answers_due / 1e9),)))
+
+    def _check_final_unread(self) -> None:
+        """The final question is read after the last stake (C2003-2.7.3) and once (2.7.4)."""
+        if self.stage is Stage.FINAL_STAKES:
+            raise SequenceError(self._stakes_missing())
+        if self.final_answers_due is not None:
+            raise SequenceError(
+                "the final question has been read already: it is read once, and its 30 s "
+                "for the answers started at the end of that reading (C2003-2.7.4)"
+            )
 
     def _final_advance(self, t: int, out: list[Decision]) -> None:
         """Time has reached ``t``: at the end of the 30 s the written answers are in."""

@@ -527,11 +527,7 @@ class TournamentStore:
             members = [p.name for p in registry.group(group)]
             if not members:
                 continue
-            last = self._db.execute(
-                "SELECT id, number FROM stages WHERE age_group = ? AND kind = 'stage' "
-                "ORDER BY number DESC LIMIT 1",
-                (group.value,),
-            ).fetchone()
+            last = self._last_stage(group)
             try:
                 if last is None:
                     plan = plan_first_stage(len(members))
@@ -755,11 +751,7 @@ class TournamentStore:
         """
         found: dict[AgeGroup, str | None] = {}
         for group in AgeGroup:
-            last = self._db.execute(
-                "SELECT id FROM stages WHERE age_group = ? AND kind = 'stage' "
-                "ORDER BY number DESC LIMIT 1",
-                (group.value,),
-            ).fetchone()
+            last = self._last_stage(group)
             if last is None:
                 continue
             games = self._db.execute(
@@ -769,6 +761,15 @@ class TournamentStore:
                 continue
             found[group] = self._final_outcome(last[0]).champion
         return found
+
+    def _last_stage(self, group: AgeGroup) -> tuple[int, int] | None:
+        """The (id, number) of ``group``'s latest stage, or None before its first draw."""
+        row = self._db.execute(
+            "SELECT id, number FROM stages WHERE age_group = ? AND kind = 'stage' "
+            "ORDER BY number DESC LIMIT 1",
+            (group.value,),
+        ).fetchone()
+        return None if row is None else (int(row[0]), int(row[1]))
 
     def _final_outcome(self, stage_id: int) -> FinalOutcome:
         (game_id,) = self._db.execute(
