@@ -11,10 +11,12 @@ the host's monotonic clock in integer ns, so each stamp must be mapped:
    count of µs, relative to the latest value seen (so a resent, older event
    lands before it, not a whole period later).
 2. :class:`ClockMapper` fits ``host_ns ≈ a + r · (device_us − d_ref)`` from
-   ping/pong samples ``(host_send_ns, device_us, host_recv_ns)``. The device
-   stamped its tick somewhere between send and receive; the midpoint is
-   right when the two legs took equally long, and off by at most half the
-   round trip otherwise. Delays only ever add, so the samples with the
+   ping/pong samples ``(host_send_ns, device_us, host_recv_ns, hold_us)``.
+   The device stamped when it began to read the ping and how long it held
+   it before answering (NTP's four timestamps); the hold is taken out of the
+   round trip, and the host's midpoint stands for the hold's midpoint: right
+   when the two legs of the wire took equally long, and off by at most half
+   the wire's round trip otherwise. Delays only ever add, so the samples with the
    shortest round trips are the least delayed ones: the sliding window is
    cut into bins, each bin keeps its shortest round trip, and only those
    within a small margin of the best are fitted (least squares). Spreading
@@ -91,16 +93,30 @@ class TickUnwrapper:
 
 @dataclass(frozen=True, slots=True)
 class ClockSample:
-    """One ping/pong: the host sent at ``send_ns``, the device stamped
-    ``device_us`` (unwrapped), the host received the answer at ``recv_ns``."""
+    """One ping/pong: the host sent at ``send_ns``, the device began to read
+    the ping at ``device_us`` (unwrapped) and answered ``hold_us`` later, the
+    host received the answer at ``recv_ns``.
+
+    The hold is the device's own delay (its main loop reading the ping,
+    handling edges, writing): known exactly on its clock, so it is taken out
+    of the round trip, and the host's midpoint is the midpoint of the hold
+    on the device (NTP's four timestamps).
+    """
 
     send_ns: int
     device_us: int
     recv_ns: int
+    hold_us: int = 0
 
     @property
     def rtt_ns(self) -> int:
-        return self.recv_ns - self.send_ns
+        """The wire's round trip: the host's wait less the device's hold."""
+        return self.recv_ns - self.send_ns - self.hold_us * NS_PER_US
+
+    @property
+    def device_mid_us(self) -> float:
+        """The device's tick halfway through its hold (what ``mid_ns`` stands for)."""
+        return self.device_us + self.hold_us / 2
 
     @property
     def mid_ns(self) -> float:
@@ -186,11 +202,14 @@ class ClockMapper:
             device_us, float(host_ns), float(NS_PER_US), uncertainty_ns, 0, 0, uncertainty_ns
         )
 
-    def add_sample(self, send_ns: int, device_us: int, recv_ns: int) -> None:
-        """One ping/pong; samples with ``recv < send`` are impossible and ignored."""
-        if recv_ns < send_ns:
+    def add_sample(self, send_ns: int, device_us: int, recv_ns: int, hold_us: int = 0) -> None:
+        """One ping/pong (see :class:`ClockSample`). Impossible samples are
+        ignored: an answer before its question, a negative hold, or a hold
+        longer than the host waited."""
+        sample = ClockSample(send_ns, device_us, recv_ns, hold_us)
+        if recv_ns < send_ns or hold_us < 0 or sample.rtt_ns < 0:
             return
-        self._samples.append(ClockSample(send_ns, device_us, recv_ns))
+        self._samples.append(sample)
         self._estimate = self._fit()
 
     def reset(self) -> None:
@@ -306,7 +325,7 @@ class ClockMapper:
         best_rtt = min(s.rtt_ns for s in kept)
         ref = kept[-1]
         d_ref = ref.device_us
-        xs = [float(s.device_us - d_ref) for s in kept]
+        xs = [s.device_mid_us - d_ref for s in kept]
         span = int(max(xs) - min(xs))
         previous = self._estimate
         rate = previous.rate if previous is not None else float(NS_PER_US)

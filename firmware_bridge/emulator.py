@@ -398,7 +398,7 @@ class Emulator:
             # Nothing may be stamped at or before the tick the heartbeat reported.
             after_beat = now_us + self._diff(beat, ticks) + 1
             self._horizon_us = max(self._horizon_us, after_beat)
-        out = device.take_output()
+        out = device.take_output(ticks)
         if out:
             self._write(out)
         wait_us = min(2_000, device.heartbeat_in(ticks))

@@ -675,7 +675,9 @@ class BridgeLink:
         unwrapper = self._unwrapper
         assert unwrapper is not None
         device_us = unwrapper.unwrap(pong.ticks)
-        self.mapper.add_sample(pong.host_t0, device_us, now)
+        hold_us = (pong.sent_ticks - pong.ticks) & (unwrapper.period - 1)
+        if hold_us < unwrapper.period >> 1:  # else garbage: the answer before the read
+            self.mapper.add_sample(pong.host_t0, device_us, now, hold_us)
         with self._lock:
             self._stats.pongs += 1
         if session.pending:

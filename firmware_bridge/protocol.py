@@ -39,8 +39,9 @@ from buzzer.errors import SvoyakError
 #: A frame of another version is counted as bad and dropped (never guessed at):
 #: the decoder's ``BadFrame.VERSION`` count is how a host tells a Pico with
 #: older firmware from line noise. 2: the HEARTBEAT's counters are u32 and it
-#: carries the capture ring's overflows.
-PROTOCOL_VERSION: Final = 2
+#: carries the capture ring's overflows. 3: the PONG carries the tick it was
+#: sent at, besides the tick the ping was read at.
+PROTOCOL_VERSION: Final = 3
 
 #: The delimiter between frames (the only zero byte COBS leaves on the wire).
 DELIMITER: Final = b"\x00"
@@ -301,17 +302,21 @@ class Heartbeat:
 
 @dataclass(frozen=True, slots=True)
 class Pong:
-    """Device → host: the answer to :class:`Ping`, echoing the host's ``t0``
-    and stamping the device tick at which the ping was handled."""
+    """Device → host: the answer to :class:`Ping`, echoing the host's ``t0``,
+    with two device ticks (NTP's way): ``ticks`` as the device began to read
+    the ping, ``sent_ticks`` as it handed the answer to USB. The time between
+    them is the device's own delay, which the clock fit takes out of the
+    round trip (``firmware_bridge/clock.py``)."""
 
     TYPE: ClassVar[MsgType] = MsgType.PONG
-    FORMAT: ClassVar[struct.Struct] = struct.Struct("<QI")
+    FORMAT: ClassVar[struct.Struct] = struct.Struct("<QII")
 
     host_t0: int
     ticks: int
+    sent_ticks: int
 
     def pack(self) -> bytes:
-        return self.FORMAT.pack(self.host_t0, self.ticks)
+        return self.FORMAT.pack(self.host_t0, self.ticks, self.sent_ticks)
 
     @classmethod
     def unpack(cls, payload: bytes) -> Pong:

@@ -122,6 +122,51 @@ def test_fit_recovers_offset_and_drift_despite_outliers(drift_ppm: float) -> Non
     assert abs(error_now) <= estimate.uncertainty_ns
 
 
+def _held_samples(
+    rng: random.Random, offset_ns: int, *, report_hold: bool
+) -> list[tuple[int, ...]]:
+    """Pings a slow firmware holds 0–5 ms before answering (its main loop:
+    reading the frame, edges, heartbeats), on a symmetric 40 µs wire; the
+    PONG's ``ticks`` is when it began to read the ping."""
+    out: list[tuple[int, ...]] = []
+    t = 10**12
+    for _ in range(200):
+        t += 250_000_000
+        hold_us = rng.randrange(0, 5_000)
+        read_at = t + 40_000
+        device_us = (read_at - offset_ns) // 1000
+        recv = read_at + hold_us * 1000 + 40_000
+        out.append((t, device_us, recv, hold_us) if report_hold else (t, device_us, recv))
+    return out
+
+
+def test_the_devices_hold_is_taken_out_of_the_round_trip() -> None:
+    """NTP's four timestamps (protocol 3's PONG): with the hold reported, a
+    firmware that takes milliseconds to answer maps as well as a quick one;
+    without it, the midpoint lands up to half the hold late."""
+    offset_ns = 5_000_000_000
+    held, blind = ClockMapper(), ClockMapper()
+    for sample in _held_samples(random.Random(3), offset_ns, report_hold=True):
+        held.add_sample(*sample)
+    for sample in _held_samples(random.Random(3), offset_ns, report_hold=False):
+        blind.add_sample(*sample)
+    device_us = 1_000_000_000
+    truth = _true_host(device_us, offset_ns, 0.0)
+    assert abs(held.to_host_ns(device_us) - truth) <= 1_000  # within 1 µs
+    assert abs(blind.to_host_ns(device_us) - truth) > 50_000
+    estimate = held.estimate
+    assert estimate is not None and estimate.best_rtt_ns == 80_000
+
+
+def test_impossible_holds_are_ignored() -> None:
+    mapper = ClockMapper()
+    mapper.add_sample(1_000_000, 500, 1_100_000, hold_us=-1)  # negative
+    mapper.add_sample(1_000_000, 500, 1_100_000, hold_us=101)  # longer than the host waited
+    assert not mapper.ready
+    mapper.add_sample(1_000_000, 500, 1_100_000, hold_us=100)  # the wire took no time
+    assert mapper.ready
+
+
 def test_fit_is_deterministic() -> None:
     samples = _samples(
         random.Random(5),

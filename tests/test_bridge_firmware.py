@@ -180,7 +180,7 @@ def test_handshake_reports_what_the_device_is() -> None:
     _, host, _, _ = _device()
     host.send(p.HostHello(), 500)
     (hello,) = [m for m in host.read() if isinstance(m, p.Hello)]
-    assert hello == p.Hello(2, (2, 0, 0), 4, 3, 30, b"BOARD-01", 0xABCDEF01, 500, 1, 1)
+    assert hello == p.Hello(3, (3, 0, 0), 4, 3, 30, b"BOARD-01", 0xABCDEF01, 500, 1, 1)
 
 
 def _edges(host: Host) -> list[p.Message]:
@@ -290,7 +290,31 @@ def test_the_heartbeat_reports_the_capture_rings_overflows() -> None:
 def test_ping_is_answered_with_the_host_stamp_echoed() -> None:
     _, host, _, _ = _device()
     host.send(p.Ping(2**63 + 5), PERIOD - 1)
-    assert p.Pong(2**63 + 5, PERIOD - 1) in host.read()
+    assert p.Pong(2**63 + 5, PERIOD - 1, PERIOD - 1) in host.read()
+
+
+def test_a_pong_reports_when_the_ping_was_read_and_when_the_answer_left() -> None:
+    """NTP's four timestamps: the device's hold (reading, edges, heartbeat)
+    is on its own clock, so the host can take it out of the round trip."""
+    device, host, _, _ = _device()
+    host.send(p.Ping(7), 100)
+    device.edge(0, 1, 150, 150)
+    device.poll(200)
+    chunks: list[bytes] = []
+    device.write_output(lambda data: chunks.append(bytes(data)), lambda: 2_350)
+    frames = FrameDecoder().feed(b"".join(chunks))
+    assert frames[-1].message == p.Pong(7, 100, 2_350)  # last: frames leave in seq order
+    assert [f.seq for f in frames] == sorted(f.seq for f in frames)
+
+
+def test_a_second_ping_in_one_round_sends_the_first_ones_answer_then() -> None:
+    device, host, _, _ = _device()
+    host.send(p.Ping(1), 100)
+    host.send(p.Ping(2), 400)
+    chunks: list[bytes] = []
+    device.write_output(lambda data: chunks.append(bytes(data)), lambda: 900)
+    pongs = [m for m in FrameDecoder().feed(b"".join(chunks)) if isinstance(m.message, p.Pong)]
+    assert [f.message for f in pongs] == [p.Pong(1, 100, 400), p.Pong(2, 400, 900)]
 
 
 def test_lamps_on_off_blink_all() -> None:
@@ -395,6 +419,26 @@ def test_host_frames_are_read_whole_never_past_their_end() -> None:
     assert (1, 1) in lamps and pulses == [(2, True)]
     pongs = [m for m in Host(device).read() if isinstance(m, p.Pong)]
     assert [(m.host_t0, m.ticks) for m in pongs] == [(0x0102030405060708, 1234), (0, 1234)]
+
+
+def test_a_frame_is_handled_at_the_tick_read_before_its_first_byte() -> None:
+    """The read itself takes time on a slow CPU; the PONG's ``ticks`` is when
+    the loop found the frame waiting, the nearest it knows to its arrival."""
+    device, _, _, _ = _device()
+    clock = [5_000]
+
+    def ticks_us() -> int:
+        return clock[0]
+
+    link = Wire(encode_frame(p.Ping(3), 0))
+
+    def slow_readinto(view: memoryview) -> None:
+        clock[0] += 700  # each read costs 700 µs
+        link.readinto(view)
+
+    logic.HostInput(slow_readinto, device).read(ticks_us)
+    (pong,) = [m for m in Host(device).read() if isinstance(m, p.Pong)]
+    assert pong.ticks == 5_000
 
 
 def _cobs_blocks(wire: bytes) -> list[int]:
@@ -986,12 +1030,12 @@ def test_the_preallocated_heartbeat_is_the_generic_frame(
 def test_output_keeps_its_order_around_a_pending_heartbeat() -> None:
     device, host, _, _ = _device()
     device.poll(0)  # a lone heartbeat: left in its buffer
-    host.send(p.Ping(9), 10)  # the pong must come after it
+    host.send(p.Ping(9), 10)  # the pong goes last, stamped as it is written
     device.edge(0, 1, 20, 20)
     chunks: list[bytes] = []
     device.write_output(lambda data: chunks.append(bytes(data)))
     decoded = [f.message for f in FrameDecoder().feed(b"".join(chunks))]
-    assert [type(m) for m in decoded] == [p.Heartbeat, p.Pong, p.Press]
+    assert [type(m) for m in decoded] == [p.Heartbeat, p.Press, p.Pong]
     device.poll(5_000)  # the next round has only its heartbeat: written from its buffer
     device.write_output(lambda data: chunks.append(bytes(data)))
     assert chunks[-1] == bytes(device.beat.wire)

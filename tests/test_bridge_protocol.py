@@ -98,7 +98,7 @@ ALL_MESSAGES: list[p.Message] = [
     p.Release(42, 123456, 3, p.FLAG_RECONCILED),
     p.Heartbeat(99, 10, 8, 1, 2),
     p.Heartbeat(99, 10, 8, 70_000, 2**32 - 1, 3),
-    p.Pong(2**64 - 1, 77),
+    p.Pong(2**64 - 1, 77, 2**30 - 1),
     p.CmdAck(int(p.MsgType.LAMP), 0xFFFF, p.AckStatus.BAD_ARGUMENT),
     p.Pulsed(5, 1, 0, 1000),
     p.HostHello(),
@@ -210,7 +210,7 @@ def _random_message(rng: random.Random) -> p.Message:
     if kind == 2:
         return p.Heartbeat(rng.randrange(2**30), rng.randrange(2**20), rng.randrange(2**20), 0, 0)
     if kind == 3:
-        return p.Pong(rng.randrange(2**64), rng.randrange(2**30))
+        return p.Pong(rng.randrange(2**64), rng.randrange(2**30), rng.randrange(2**30))
     if kind == 4:
         return p.CmdAck(int(p.MsgType.LAMP), rng.randrange(2**16))
     return p.Pulsed(rng.randrange(2**16), rng.randrange(8), 0, rng.randrange(2**30))

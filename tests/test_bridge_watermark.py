@@ -117,7 +117,7 @@ def hello(ticks: int, boot_id: int = 0xB007) -> p.Hello:
 def pong(device_us: int, host_ns: int) -> p.Pong:
     """A PONG whose sample puts ``device_us`` at ``host_ns`` (the midpoint of the
     ping's send stamp and the frozen clock's receive stamp)."""
-    return p.Pong(2 * host_ns - NOW_NS, device_us & MASK)
+    return p.Pong(2 * host_ns - NOW_NS, device_us & MASK, device_us & MASK)
 
 
 def beat(ticks: int, next_event: int, oldest_unacked: int = 1) -> p.Heartbeat:
@@ -237,6 +237,24 @@ def test_no_watermark_before_the_handshake_and_the_clock_fit() -> None:
         seen.check()
 
 
+def test_the_pongs_hold_is_taken_out_and_a_hold_before_the_read_ignored() -> None:
+    """Protocol 3: the PONG says when the ping was read and when the answer
+    left; the host's midpoint stands for the middle of that hold."""
+    with scripted_link() as (device, link, seen):
+        t = START_US
+        hold = 3_000
+        device.send(hello(t))
+        # Sent "before" it was read (a corrupt or foreign PONG): no sample.
+        device.send(p.Pong(2 * mapped(t) - NOW_NS, t & MASK, (t - 1) & MASK))
+        device.sync(link)
+        assert not link.mapper.ready
+        mid = mapped(t) + hold * 1_000 // 2
+        device.send(p.Pong(2 * mid - NOW_NS, t & MASK, (t + hold) & MASK))
+        device.sync(link)
+        assert link.mapper.ready and link.mapper.to_host_ns(t) == mapped(t)
+        seen.check()
+
+
 def test_a_gap_holds_the_watermark_until_a_resend_fills_it() -> None:
     with scripted_link() as (device, link, seen):
         connect(device, link)
@@ -348,7 +366,7 @@ def test_a_silent_link_is_declared_dead_and_its_watermark_withdrawn() -> None:
         link.start()
         wait_for(lambda: device.host_sent(p.HostHello), "the host's HOST_HELLO")
         now_us = 7_000_000
-        device.send(hello(now_us), p.Pong(time.monotonic_ns(), now_us), beat(now_us, 1))
+        device.send(hello(now_us), p.Pong(time.monotonic_ns(), now_us, now_us), beat(now_us, 1))
         device.sync(link)
         heard = link.last_heard_ns()
         assert link.watermark() is not None and heard is not None

@@ -91,8 +91,11 @@ def test_a_pico_with_firmware_of_another_protocol_version_is_named_as_such(
         os.close(master)
         os.close(slave)
     assert done.returncode == 2, done.stderr
-    assert "прошивка другой версии протокола (нужна 2)" in done.stderr
-    assert "its firmware speaks another protocol version (this host needs 2)" in done.stderr
+    assert f"прошивка другой версии протокола (нужна {p.PROTOCOL_VERSION})" in done.stderr
+    assert (
+        f"its firmware speaks another protocol version (this host needs {p.PROTOCOL_VERSION})"
+        in done.stderr
+    )
 
 
 def test_a_pico_with_fewer_buttons_than_players_is_an_error_at_start(tmp_path: Path) -> None:

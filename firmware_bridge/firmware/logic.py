@@ -45,8 +45,8 @@ else:
             return value
 
 
-PROTOCOL_VERSION = 2
-FIRMWARE_VERSION = (2, 0, 0)
+PROTOCOL_VERSION = 3
+FIRMWARE_VERSION = (3, 0, 0)
 
 #: Events kept for the host until its cumulative ACK covers them (a full ring
 #: drops its oldest). The host acks every 20 ms; eight buttons cannot make more
@@ -380,14 +380,19 @@ class HostInput:
         self.device = device
 
     def read(self, ticks_us: "Callable[[], int]") -> None:
-        """Read a frame (out of step: one byte) and act on it; call when a byte waits."""
+        """Read a frame (out of step: one byte) and act on it; call when a byte waits.
+
+        The frame is handled at the tick read *before* its first byte: the
+        nearest this loop comes to when it arrived (a PING's PONG reports it).
+        """
         view = self.view
         buf = self.buf
         device = self.device
         readinto = self.readinto
+        now = ticks_us()
         readinto(view[0:1])
         if not device.reader.at_frame_start():
-            device.feed(view[0:1], ticks_us())
+            device.feed(view[0:1], now)
             return
         n = 1
         want = host_frame_wanted(buf, 1)
@@ -396,9 +401,9 @@ class HostInput:
             n += want
             want = host_frame_wanted(buf, n, want)
         if want == 0:
-            device.feed_frame(view[0:n], ticks_us())
+            device.feed_frame(view[0:n], now)
         else:
-            device.feed(view[0:n], ticks_us())
+            device.feed(view[0:n], now)
 
 
 #: ticks, next_event, oldest_unacked, dropped, rx_bad, ring_overflows: u32 each.
@@ -919,6 +924,10 @@ class Device:
         # Edges still expected from a test pulse (its press and its release): flagged.
         self.pulse_edges = bytearray(buttons)
         self.pulses = 0
+        # A PING answered at the next write (see write_output): the host's t0
+        # echoed, and the tick at which its frame began to be read.
+        self.pong_t0: bytes | None = None
+        self.pong_rx = 0
 
     # -- output ----------------------------------------------------------------
 
@@ -933,19 +942,44 @@ class Device:
             self.out += self.beat.wire
             self.beat_pending = False
 
-    def take_output(self) -> bytes:
-        """The bytes to write to the host now (and forget them)."""
+    def _settle_pong(self, now: "int | None") -> None:
+        """Queue the pending PONG, stamped ``now`` as it leaves (the read's tick if None).
+
+        The PONG carries two ticks, NTP's way: when the PING's frame began to
+        be read, and when the PONG was handed to USB. The host takes the time
+        between them out of the round trip, so however long the main loop
+        held the ping (reading it, edges, heartbeats: milliseconds on a slow
+        CPU) the clock fit sees only the wire's delay.
+        """
+        t0 = self.pong_t0
+        if t0 is None:
+            return
+        self.pong_t0 = None
+        rx = self.pong_rx
+        self._send(T_PONG, t0 + struct.pack("<II", rx, rx if now is None else now))
+
+    def take_output(self, now: "int | None" = None) -> bytes:
+        """The bytes to write to the host now (and forget them); ``now`` stamps a PONG."""
+        self._settle_pong(now)
         self._settle_beat()
         out = self.out
         self.out = bytearray()
         return bytes(out)
 
-    def write_output(self, write: "Callable[[bytes | bytearray], object]") -> None:
+    def write_output(
+        self,
+        write: "Callable[[bytes | bytearray], object]",
+        ticks_us: "Callable[[], int] | None" = None,
+    ) -> None:
         """Write what is queued, in order, with ``write`` (the main loop's way).
 
         A round that queued nothing but its heartbeat (nearly every round)
         writes it straight from its preallocated buffer: no copy, no garbage.
+        A pending PONG is stamped with ``ticks_us()`` here, as late as the
+        firmware can, and goes last (frames leave in their seq order).
         """
+        if self.pong_t0 is not None:
+            self._settle_pong(None if ticks_us is None else ticks_us())
         out = self.out
         if out:
             write(out)
@@ -1103,8 +1137,12 @@ class Device:
 
     def _handle(self, msg_type: int, seq: int, payload: bytes, now: int) -> None:
         if msg_type == T_PING:
-            # Echo the host's t0 untouched (no 64-bit arithmetic on the device).
-            self._send(T_PONG, bytes(payload) + struct.pack("<I", now))
+            # Echo the host's t0 untouched (no 64-bit arithmetic on the device),
+            # answered as the round's output is written (_settle_pong). A second
+            # PING in the same round sends the first's answer now.
+            self._settle_pong(now)
+            self.pong_t0 = bytes(payload)
+            self.pong_rx = now
         elif msg_type == T_ACK:
             acked = struct.unpack("<I", payload)[0]
             freed = acked - self.oldest_unacked() + 1

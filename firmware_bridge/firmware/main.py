@@ -400,7 +400,7 @@ def main():
                     break
                 host.read(ticks_us)
             device.service(ring, now_and_drain)
-            device.write_output(stdout.write)
+            device.write_output(stdout.write, ticks_us)
             if not device.ev_count and device.next_event - collected_at >= GC_EVENTS:
                 gc.collect()
                 collected_at = device.next_event
