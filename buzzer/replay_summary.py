@@ -57,6 +57,8 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "reading": "во время чтения",
         "after_signal": "через {delay} с после сигнала",
         "press": "  первое нажатие: {name} в {t} с ({when})",
+        "buy_press": "  покупка кнопкой — первое нажатие: {name} в {t} с",
+        "buy_closed": "  никто не нажал: окно покупки закрылось в {t} с",
         "margin": "; отрыв от второго: {margin} ({name})",
         "later": "; позже: {others}",
         "tie": "  одновременные нажатия: {names} в {t} с",
@@ -136,6 +138,8 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "sponsor": "  sponsor question: {name} answers",
         "false_start": "  false start: {name} at {t} s (button locked until {until} s)",
         "signal": "  signal: {t} s",
+        "buy_press": "  bought by the button: {name} pressed first at {t} s",
+        "buy_closed": "  nobody pressed: the buy window closed at {t} s",
         "reading": "during the reading",
         "after_signal": "{delay} s after the signal",
         "press": "  first press: {name} at {t} s ({when})",
@@ -278,6 +282,8 @@ class _Writer:
         self.press: dict[str, Any] | None = None
         self.others: list[str] = []
         self.bids: list[str] = []
+        #: A stake question's buy window is open (TV-H-1995-01): its window is no signal.
+        self.buying = False
         self.final_stake: int | None = None
         duplicates = {n for n in setup.players if setup.players.count(n) > 1}
         self.names = {
@@ -324,7 +330,7 @@ class _Writer:
         if press is None:
             return
         self.press = None
-        line = self.words["press"].format(**press["fields"])
+        line = self.words[press.get("key", "press")].format(**press["fields"])
         behind: list[tuple[int, int]] = [(us, seat) for us, seat, _ in press["behind"]]
         level = [seat for _, seat, reason in press["behind"] if reason == "lost_draw"]
         if level:
@@ -415,7 +421,17 @@ class _Writer:
         key = "pass.auto" if r.get("auto") else "pass"
         self.bids.append(self.words[key].format(name=self.name(r["seat"])))
 
+    def on_buy_window(self, r: Record) -> None:
+        self.buying = True
+
+    def on_bid_claim(self, r: Record) -> None:
+        self.flush_press()
+        self.flush_others()
+        fields = {"name": self.name(r["seat"]), "t": seconds_text(r["t"])}
+        self.press = {"fields": fields, "behind": [], "key": "buy_press"}
+
     def on_stake_won(self, r: Record) -> None:
+        self.buying = False
         if self.bids:
             self.say("bids", bids=", ".join(self.bids))
             self.bids = []
@@ -436,11 +452,16 @@ class _Writer:
         )
 
     def on_window_opened(self, r: Record) -> None:
+        if self.buying:
+            return
         if self.signal is None:
             self.signal = float(r["t"])
             self.say("signal", t=seconds_text(r["t"]))
 
     def on_window_closed(self, r: Record) -> None:
+        if self.buying:
+            self.say("buy_closed", t=seconds_text(r["t"]))
+            return
         self.closed = True
         self.say("window_closed", t=seconds_text(r["t"]))
 

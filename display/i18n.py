@@ -52,6 +52,10 @@ _STRINGS: Mapping[str, Mapping[str, str]] = MappingProxyType(
         "passed": {"ru": "пас", "en": "pass"},
         "turn": {"ru": "ход", "en": "turn"},
         "turn_of": {"ru": "Ход: {name}", "en": "Turn: {name}"},
+        # TV-H-1995-01: the stake question bought by the button
+        "buy_press": {"ru": "Кто купит? Жмите кнопку", "en": "Who buys it? Press the button"},
+        "buys": {"ru": "покупает", "en": "buys"},
+        "buyer_of": {"ru": "Покупает {name}", "en": "{name} buys"},
         "cat_gives": {"ru": "{name} отдаёт кота", "en": "{name} hands the cat over"},
         "cat_to": {"ru": "Кота получает {name}", "en": "{name} gets the cat"},
         "cat_price": {"ru": "Выбор стоимости", "en": "Choosing the value"},

@@ -311,6 +311,7 @@ class Renderer:
         nominal = "" if price is None else tr("nominal", lang, price=number(price))
         rows: list[Row] = []
         passed = set(bidding.get("passed") or ())
+        by_button = bool(bidding.get("by_button"))  # TV-H-1995-01
         for seat in bidding.get("order") or ():
             name = view.player_name(snapshot, seat, lang)
             if seat in passed:
@@ -320,12 +321,17 @@ class Renderer:
                     Row(name, number(int(bid)), view.TONE_GREEN, seat == bidding.get("turn"))
                 )
             elif seat == bidding.get("turn"):
-                rows.append(Row(name, tr("turn", lang), view.TONE_GOLD, True))
+                word = "buys" if by_button else "turn"
+                rows.append(Row(name, tr(word, lang), view.TONE_GOLD, True))
             else:
                 rows.append(Row(name, "", view.TONE_PLAIN))
         top, rest = self._split(layout.main, 0.28)
         turn = bidding.get("turn")
-        status = tr("turn_of", lang, name=view.player_name(snapshot, turn, lang)) if turn else ""
+        if turn:
+            who = view.player_name(snapshot, turn, lang)
+            status = tr("buyer_of" if by_button else "turn_of", lang, name=who)
+        else:
+            status = tr("buy_press", lang) if by_button else ""
         return [
             Widget("headline", top, (headline, nominal), self._paint_headline),
             self._rows("rows", rest, rows, status),

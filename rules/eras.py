@@ -63,6 +63,8 @@ Overrides = TypedDict(
         "stake.all_in_beaten": AllInBeaten,
         "stake.opener_only": bool,
         "stake.offer_to_zero": bool,
+        # TV-H-1995-01: bought by pressing the button within a window; None: by turns.
+        "stake.buy_window_ns": int | None,
         # TV-S-CAT-1/2/4: None while the era has no cats.
         "cat": CatRules | None,
         "cat.price": CatPrice,
@@ -178,14 +180,12 @@ ERA_CHANGES: tuple[EraChange, ...] = (
         overrides={
             "stake.opener_only": False,
             "stake.all_in_beaten": AllInBeaten.BY_ANY_LARGER,
+            "stake.buy_window_ns": 3 * _S,
         },
+        sources={"stake.buy_window_ns": "TV-H-1995-01 DEFAULT"},
         not_expressed=(
-            "Buying is done by pressing the button within a press window per bid (DEFAULT "
-            "3 s), not by turns; the cut-off (a bid above an opponent's score ends the "
-            "bidding) is only approximated by the bidding's automatic pass of a player whose "
-            "score ≤ the bid. The TV-94 offer to reach 0 is not ended by the source, so "
-            "offer_to_zero stays True, but rules.specials.bidding honours it only when "
-            "opener_only is True."
+            "The TV-94 offer to reach 0 is not ended by the source, so offer_to_zero stays "
+            "True, but rules.specials.bidding honours it only when opener_only is True."
         ),
         ends=datetime.date(1996, 9, 1),
     ),
@@ -210,6 +210,7 @@ ERA_CHANGES: tuple[EraChange, ...] = (
             "start_score": 0,
             # Restated: bidding by turns among all three (no longer by button).
             "stake.opener_only": False,
+            "stake.buy_window_ns": None,
             "stake.all_in_beaten": AllInBeaten.NEVER,
             # A score ≤ 0 plays for the nominal: with min 10 the bidding forces the
             # nominal on any score below 10; the offer to reach 0 is gone.

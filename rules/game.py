@@ -28,6 +28,7 @@ from buzzer.arbiter.decisions import (
     Recognized,
     RoundStarted,
     Score,
+    seconds,
 )
 from buzzer.arbiter.events import (
     Bid,
@@ -214,7 +215,12 @@ class Game(FinalRound):
             raise SequenceError("no tie is waiting for a draw")
         seeded = self.draw(pending[1])
         winner = seeded if recorded_winner is None else recorded_winner
-        self.arbiter.resolve_tie(winner, out)
+        if self.stage is Stage.BIDDING:
+            won: list[Decision] = []
+            self.arbiter.resolve_tie(winner, won)
+            self._claims(won, out)
+        else:
+            self.arbiter.resolve_tie(winner, out)
         return winner
 
     # -- inputs --------------------------------------------------------------
@@ -226,6 +232,9 @@ class Game(FinalRound):
             handler(item, out)
 
     def press(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:
+        if self.stage is Stage.BIDDING:
+            self._buy_press(t, seats, out)
+            return
         self.arbiter.press(t, seats, out)
 
     def reading_start(self, t: int, out: list[Decision]) -> None:
@@ -335,6 +344,11 @@ class Game(FinalRound):
             closes_at = self.arbiter.closes_at
             assert closes_at is not None
             self._close_question(closes_at, None, out)
+        elif self.stage is Stage.BIDDING and self.arbiter.advance(t, out):
+            closes_at = self.arbiter.closes_at
+            assert closes_at is not None and self.bidding is not None
+            self.bidding.close_window()  # TV-H-1995-01: nobody bought it in time
+            self._after_bidding_move(closes_at, out)
         elif self.stage is Stage.BOARD:
             end = self._round_clock_end()
             if end is not None and end < t:
@@ -352,7 +366,7 @@ class Game(FinalRound):
 
     def _stage_deadline(self) -> int | None:
         arbiter = self.arbiter
-        if self.stage is Stage.QUESTION and arbiter.phase is Phase.OPEN:
+        if self.stage in (Stage.QUESTION, Stage.BIDDING) and arbiter.phase is Phase.OPEN:
             return arbiter.closes_at
         if self.stage is Stage.BOARD:
             return self._round_clock_end()
@@ -406,6 +420,9 @@ class Game(FinalRound):
                 "leader": bidding.leader,
                 "passed": sorted(bidding.passed),
                 "order": list(bidding.order),
+                # TV-H-1995-01: bought by the button; who may press now
+                "by_button": bidding.by_button,
+                "buyers": bidding.buyers() if bidding.by_button and bidding.turn is None else [],
             },
             "value": self.value if self.stage is Stage.SPECIAL else None,
             "special_deadline": self.special_deadline,
@@ -573,12 +590,67 @@ class Game(FinalRound):
                 out.append(Note(t, "pass", (("seat", seat), ("auto", seat != passed))))
         outcome = bidding.outcome
         if outcome is None:
-            out.append(Note(t, "bid_turn", (("seat", bidding.turn),)))
+            if bidding.by_button:
+                self._buy_window(t, out)
+            else:
+                out.append(Note(t, "bid_turn", (("seat", bidding.turn),)))
             return
+        if bidding.by_button and self.arbiter.phase in (Phase.OPEN, Phase.ANSWERING):
+            self.arbiter.release()  # the buy window, or the floor it gave, is over
         self.bidding = None
         self._announced_passes = set()
         out.append(Note(t, "stake_won", (("seat", outcome.seat), ("stake", outcome.stake))))
         self._designate(t, outcome.seat, outcome.stake, out, wrong_costs=True)
+
+    def _buy_window(self, t: int, out: list[Decision]) -> None:
+        """TV-H-1995-01: the others may press to buy the question.
+
+        With nobody holding the floor, a buy window opens at ``t`` (after a
+        bid, or the floor-holder's pass) for the seats still in the bidding;
+        a pass out of turn while it runs only narrows who may press, and the
+        window keeps its end. Someone who has the floor is waited for.
+        """
+        bidding = self.bidding
+        assert bidding is not None and bidding.rules.buy_window_ns is not None
+        if bidding.turn is not None:
+            return
+        buyers = frozenset(bidding.buyers())
+        arbiter = self.arbiter
+        if arbiter.phase is Phase.OPEN:
+            arbiter.narrow(buyers)
+            return
+        closes_at = t + bidding.rules.buy_window_ns
+        out.append(
+            Note(t, "buy_window", (("seats", sorted(buyers)), ("closes_at", seconds(closes_at))))
+        )
+        arbiter.open_press_window(t, closes_at, buyers, out)
+
+    def _buy_press(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:
+        """A press during the bidding: a claim to buy the question if a buy
+        window is open (TV-H-1995-01), else ignored as outside any window."""
+        bidding = self.bidding
+        if bidding is None or not bidding.by_button:
+            self.arbiter.press(t, seats, out)  # no window is open: ignored, as ever
+            return
+        decided: list[Decision] = []
+        self.arbiter.press(t, seats, decided)
+        self._claims(decided, out)
+
+    def _claims(self, decided: list[Decision], out: list[Decision]) -> None:
+        """The arbiter's decisions in a buy window, its recognition read as a claim.
+
+        The arbiter decides who pressed first (stamps, ties by draw, margins);
+        its ``recognized`` would say "answers now", so the claim goes out as a
+        ``bid_claim`` note instead: this seat has the floor and bids next.
+        """
+        bidding = self.bidding
+        assert bidding is not None
+        for decision in decided:
+            if isinstance(decision, Recognized):
+                bidding.claim(decision.seat)
+                out.append(Note(decision.t, "bid_claim", (("seat", decision.seat),)))
+            else:
+                out.append(decision)
 
     def _designate(
         self, t: int, seat: int, value: int, out: list[Decision], wrong_costs: bool

@@ -213,12 +213,19 @@ def test_TV_H_1994_10_round_clock_10_min_and_the_warning_at_9() -> None:
 
 def test_TV_H_1995_01_all_in_beaten_by_any_larger_others_may_bid() -> None:
     before, after = around("1995-01-01")
-    assert changed(before, after) == {"stake.opener_only", "stake.all_in_beaten"}
+    assert changed(before, after) == {
+        "stake.opener_only",
+        "stake.all_in_beaten",
+        "stake.buy_window_ns",
+    }
     assert stake(before).opener_only
     assert not stake(after).opener_only
     assert stake(after).all_in_beaten is AllInBeaten.BY_ANY_LARGER
-    assert "button" in row("TV-H-1995-01").not_expressed  # bought out by pressing
-    assert "cut-off" in row("TV-H-1995-01").not_expressed
+    # Bought out by pressing the button within 3 s (DEFAULT), until Sep 1996.
+    assert stake(before).buy_window_ns is None
+    assert stake(after).buy_window_ns == 3_000_000_000
+    assert "button" not in row("TV-H-1995-01").not_expressed
+    assert stake(around("1996-09-01")[1]).buy_window_ns is None
 
 
 def test_TV_H_1995_03_bonus_contest_is_not_expressed() -> None:
@@ -238,6 +245,7 @@ def test_TV_H_1996_09_start_0_all_in_unbeatable() -> None:
         "start_score",
         "stake.all_in_beaten",
         "stake.offer_to_zero",
+        "stake.buy_window_ns",
         "cat",
         "final.stake_min",
         "final.stake_step",
@@ -245,6 +253,7 @@ def test_TV_H_1996_09_start_0_all_in_unbeatable() -> None:
     assert (before.start_score, after.start_score) == (50, 0)
     assert stake(after).all_in_beaten is AllInBeaten.NEVER
     assert not stake(after).opener_only  # bidding by turns
+    assert stake(after).buy_window_ns is None  # "no buttons"
     assert before.cat is None
     assert after.cat == CatRules(price=CatPrice.FIXED, may_keep=True)
     assert after.final is not None
@@ -413,6 +422,8 @@ def test_E29_all_in_by_era_parameters(iso: str, beaten: AllInBeaten) -> None:
 def test_E29_jan_1995_b_buys_the_all_in_for_100_and_a_leaves() -> None:
     game = bidding(on("1995-01-15"), A, 30, {A: 90, B: 150, C: 40})
     game.place(A, 90)  # all-in
+    assert game.turn is None and game.buyers() == [B]  # C (40) cannot buy
+    game.claim(B)  # B pressed first in the buy window (TV-H-1995-01)
     game.place(B, 100)
     assert game.outcome is not None
     assert (game.outcome.seat, game.outcome.stake) == (B, 100)

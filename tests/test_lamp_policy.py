@@ -140,6 +140,17 @@ def wait_until(condition: Callable[[], bool], timeout_s: float = 10.0) -> bool:
 # -- the policy: who is lit ---------------------------------------------------------------
 
 
+def test_TV_H_1995_01_a_buy_claim_lights_the_buyers_podium_and_the_next_window_darkens_it() -> None:
+    policy = LampPolicy(3, signal=True)
+    claim = Note(2 * S, "bid_claim", (("seat", 3),))
+    assert policy.apply([WindowOpened(1 * S, 4 * S), claim]) == [
+        LampChange(SIGNAL, ON),
+        LampChange(3, ON),
+    ]
+    # The buyer's bid opens the next buy window: the podium lit steadily goes off.
+    assert policy.apply([WindowOpened(3 * S, 6 * S)]) == [LampChange(3, OFF)]
+
+
 def test_recognized_lights_that_podium_first_and_only_that_one() -> None:
     policy = LampPolicy(3, signal=True)
     assert policy.apply([WindowOpened(1 * S, 6 * S), Recognized(2 * S, 2)]) == [

@@ -1358,7 +1358,9 @@ E29_SPECIALS = [special(1, 1, 30, "stake")]
 
 def test_E29_jan_1995_all_in_bought_by_any_larger_sum() -> None:
     head = tv_on("1995-01-01", A, specials=E29_SPECIALS)  # start at 50
-    out = run(head, *scores_at(50, 90, 150, 50), sel(1.0, 1, 30), bid(2.0, A, 90), bid(3.0, B, 100))
+    # B presses in the buy window to get the floor (TV-H-1995-01), then bids.
+    events = (*scores_at(50, 90, 150, 50), sel(1.0, 1, 30), bid(2.0, A, 90), pr(2.5, B))
+    out = run(head, *events, bid(3.0, B, 100))
     assert strip_t(of_type(out, "bid")) == [
         {"type": "bid", "seat": A, "amount": 90, "all_in": True},
         {"type": "bid", "seat": B, "amount": 100, "all_in": False},

@@ -146,6 +146,35 @@ class Arbiter:
         self.margins_us = {}
         self.pending_tie = None
 
+    def open_press_window(
+        self, t: int, closes_at: int, eligible: frozenset[int], out: list[Decision]
+    ) -> None:
+        """A press window with no question read: the first of ``eligible`` to
+        press before ``closes_at`` is recognized, exactly as after a reading.
+
+        TV-H-1995-01: after each bid on a stake question the others buy it by
+        pressing the button; the same timestamps, ties and margins decide who
+        gets the floor as decide who answers.
+        """
+        self.open_question(eligible)
+        self.t_end = t
+        self._open_window(t, closes_at, out)
+
+    def narrow(self, eligible: frozenset[int]) -> None:
+        """Fewer seats may press from now on (one left the bidding); the window keeps its end."""
+        self.eligible = eligible
+
+    def release(self) -> None:
+        """End a press window, or the floor a press won in it, with no answer to judge.
+
+        The press was a claim (TV-H-1995-01), not an answer: nothing is judged,
+        and later presses are ignored as after any closed window.
+        """
+        self.phase = Phase.CLOSED
+        self.answering = None
+        self.recognized_at = None
+        self.pending_tie = None
+
     def start_reading(self, t: int, out: list[Decision]) -> None:
         if self.phase is Phase.SELECTED:
             self.phase = Phase.READING

@@ -275,6 +275,13 @@ def _explain(command: dict[str, Any], snap: dict[str, Any]) -> tuple[str, str]:
         if stage != "bidding" or not bidding:
             return "Сейчас не идут торги.", "There is no bidding now."
         turn = bidding.get("turn")
+        if turn is None and bidding.get("by_button"):
+            if kind == "pass":
+                return "", ""
+            return (
+                "Никто ещё не нажал кнопку: перебивает тот, кто нажмёт первым.",
+                "Nobody has pressed yet: whoever presses first may outbid.",
+            )
         if command.get("seat") != turn:
             return (
                 f"Сейчас ходит {name(snap, turn)}.",

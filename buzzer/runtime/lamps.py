@@ -14,6 +14,8 @@ decision                       lamps
 =============================  ===============================================
 ``question`` (selected)        all off (a new question)
 ``recognized`` (seat)          that podium on, every other podium off
+``bid_claim`` (seat)           the same: the first press in a stake question's
+                               buy window (TV-H-1995-01) has the floor
 ``false_start`` (seat)         that podium blinks through its lockout
                                (``locked_until - t`` worth of blinks)
 ``ignored`` ``locked``         that podium blinks :data:`LOCKED_BLINKS` times
@@ -108,6 +110,8 @@ LOCKED_BLINKS: Final = 3
 CLOSED_STAGES: Final = frozenset({"board", "over"})
 #: ``Note`` decisions that end the question (and every lamp with it).
 CLOSING_NOTES: Final = frozenset({"game_over"})
+#: ``Note`` decisions that give one seat the floor, as ``recognized`` does.
+FLOOR_NOTES: Final = frozenset({"bid_claim"})
 
 _NS_PER_MS: Final = 1_000_000
 
@@ -209,10 +213,15 @@ class LampPolicy:
         return batch.changes()
 
     def _decide(self, decision: Decision, batch: _Batch) -> None:
-        if isinstance(decision, Recognized):
-            self._set(batch, decision.seat, ON)
+        if isinstance(decision, Recognized) or (
+            isinstance(decision, Note) and decision.type in FLOOR_NOTES
+        ):
+            seat_field = decision.seat if isinstance(decision, Recognized) else decision.get("seat")
+            assert isinstance(seat_field, int)
+            floor: int = seat_field
+            self._set(batch, floor, ON)
             for seat in self.seats:
-                if seat != decision.seat:
+                if seat != floor:
                     self._set(batch, seat, OFF)
         elif isinstance(decision, FalseStart):
             period_ns = self.blink_period_ms * _NS_PER_MS

@@ -44,6 +44,10 @@ class BiddingRules:
     opener_only: bool = False
     #: TV-94-OWN: an opener at a negative score may stake what brings them to 0.
     offer_to_zero: bool = False
+    #: TV-H-1995-01: after each bid the others buy the question by pressing the
+    #: button within this window (DEFAULT 3 s); the first press gets the floor
+    #: and must bid higher. None: the bidding goes by turns.
+    buy_window_ns: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,11 +90,26 @@ class Bidding:
         self.leader: int | None = None
         self.leader_all_in = False
         self.passed: set[int] = set()
-        self.turn: int = opener
+        #: Who bids now: the opener first; by turns, the next in order; by
+        #: button (TV-H-1995-01), whoever pressed first, None while nobody has.
+        self.turn: int | None = opener
         if rules.opener_only:
             self.passed = {s for s in self.order if s != opener}
 
     # -- queries -------------------------------------------------------------
+
+    @property
+    def by_button(self) -> bool:
+        """TV-H-1995-01: the question is bought by pressing the button, not by turns."""
+        return self.rules.buy_window_ns is not None
+
+    def buyers(self) -> list[int]:
+        """Who may still outbid the leader (by button: who may press now), in order.
+
+        TV-H-1995-01: "other players whose score is greater than the stake";
+        those at or below it have already left (the automatic pass, the cut-off).
+        """
+        return [s for s in self._active() if s != self.leader]
 
     @property
     def done(self) -> bool:
@@ -120,6 +139,26 @@ class Bidding:
         return None
 
     # -- moves ---------------------------------------------------------------
+
+    def claim(self, seat: int) -> None:
+        """TV-H-1995-01: ``seat`` pressed first in the buy window; it has the
+        floor and must now bid above the leader (or pass)."""
+        if not self.by_button:
+            raise BidError("this bidding goes by turns, not by the button")
+        if self.done:
+            raise BidError("the bidding is over")
+        if self.turn is not None:
+            raise BidError(f"seat {self.turn} has the floor: it bids (or passes) first")
+        if seat not in self.buyers():
+            raise BidError(f"seat {seat} may not buy the question now")
+        self.turn = seat
+
+    def close_window(self) -> None:
+        """TV-H-1995-01: the buy window ran out with nobody pressing: the bidding
+        ends and the leader plays. The ones who did not press leave it."""
+        if not self.by_button or self.turn is not None or self.leader is None:
+            raise BidError("no buy window is open")
+        self.passed.update(self.buyers())
 
     def place(self, seat: int, amount: int) -> None:
         """``seat`` bids ``amount`` (an all-in is a bid of the whole score)."""
@@ -179,6 +218,11 @@ class Bidding:
     def _check_turn(self, seat: int) -> None:
         if self.done:
             raise BidError("the bidding is over")
+        if self.turn is None:
+            raise BidError(
+                f"nobody has pressed to buy the question: seat {seat} presses the button "
+                "first (TV-H-1995-01)"
+            )
         if seat != self.turn:
             raise BidError(f"it is seat {self.turn}'s turn to bid, not seat {seat}'s")
 
@@ -209,6 +253,10 @@ class Bidding:
                 self.passed.add(seat)
         if self.done:
             return
+        if self.by_button:
+            self.turn = None  # the floor is free: the next buy window (TV-H-1995-01)
+            return
+        assert self.turn is not None
         i = self.order.index(self.turn)
         for step in range(1, len(self.order) + 1):
             candidate = self.order[(i + step) % len(self.order)]

@@ -479,6 +479,15 @@
       box.append(el("p", { class: "auction-note", id: "auction-note" },
         t("bid.forced.note", { name: name(b.leader), amount: b.bid })));
     }
+    // TV-H-1995-01: the others buy the question by pressing their buttons; the
+    // engine gives the floor to the first press, the host only enters the bid.
+    const buying = b.by_button && b.turn === null;
+    if (buying) {
+      box.append(el("p", { class: "buy-note", id: "buy-note" }, t("bid.buy.open")));
+      if (s.phase === "open" && s.closes_at) {
+        box.append(el("div", { class: "window-box" }, t("bid.buy.window"), " ", countdown(s.closes_at)));
+      }
+    }
     const list = el("div", { class: "bidders" });
     for (const seat of b.order) {
       const passed = b.passed.includes(seat);
@@ -488,7 +497,9 @@
       // TV-94 nobody but the opener bids at all: a plain «пас»)
       const cannot = passed && facts && !facts.tapped.has(seat) && !x.stake_opener_only;
       const status = passed ? t(cannot ? "bid.cannot" : "bid.passed")
-        : b.leader === seat ? t("bid.leader") : turn ? t("bid.turn") : "";
+        : b.leader === seat ? t("bid.leader")
+        : turn ? t(b.by_button ? "bid.claimed" : "bid.turn")
+        : buying && b.buyers.includes(seat) ? t("bid.buyer") : "";
       const row = el("div", {
         class: "bidder" + (turn ? " turn" : "") + (passed ? " passed" : ""), dataset: { seat: String(seat) },
       }, el("span", { class: "name" }, name(seat)), el("span", { class: "score" }, String(score)),
