@@ -159,6 +159,32 @@ SCENES: dict[str, Callable[[], tuple[Scene, int, str]]] = {
         NOW,
         "ru",
     ),
+    # TV-H-1995-01: the stake question bought by the button; nobody has the floor yet.
+    "bidding-buy-window": lambda: (
+        Scene(
+            base(
+                rules="tv@1995-06-01",
+                stage="bidding",
+                cell=[4, 40],
+                special="stake",
+                phase="open",
+                closes_at=NOW + 2 * NS,
+                prices=[10, 20, 30, 40, 50],
+                scores={"1": 70, "2": 20, "3": 90},
+                bidding={
+                    "turn": None,
+                    "bid": 40,
+                    "leader": 1,
+                    "passed": [2],
+                    "order": [1, 3, 2],
+                    "by_button": True,
+                    "buyers": [3],
+                },
+            )
+        ),
+        NOW,
+        "ru",
+    ),
     "cat": lambda: (
         Scene(
             base(stage="cat_price", cell=[2, 200], special="cat", answering=2),

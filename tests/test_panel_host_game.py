@@ -614,3 +614,48 @@ def test_the_login_screen_shows_nothing_of_the_game(browser: Any, tmp_path: Path
         assert page.inner_text("#pause-btn") == "Продолжить"
         assert page.inner_text("#round-name") == "1-й раунд"
         context.close()
+
+
+def test_TV_H_1995_01_the_host_sees_the_buy_window_then_the_buyer_s_bid_controls(
+    browser: Any, tmp_path: Path
+) -> None:
+    themes = [
+        {
+            "name": name,
+            "questions": [
+                {"price": 10, "text": "Вопрос", "answer": ["Ответ"]},
+                {"price": 30, "text": "Вопрос со ставкой", "answer": ["Ответ"], "kind": "stake"},
+            ],
+        }
+        for name in ("Первая", "Вторая")
+    ]
+    package = {
+        "format": "svoyak-package",
+        "version": 1,
+        "name": "1995",
+        "rounds": [{"name": "Синий раунд", "themes": themes}],
+    }
+    with package_rig(tmp_path, package, rules="tv@1995-06-01") as rig:
+        commands = Commands(rig.client())
+        page = host_page(browser, rig)
+        commands.ok({"type": "select", "theme": 1, "price": 30})
+        wait_stage(page, "bidding")
+        commands.ok({"type": "bid", "seat": 1, "amount": 30})
+        page.wait_for_selector("#buy-note")
+        assert "кто первым нажмёт" in page.inner_text("#buy-note")
+        assert page.inner_text(".bidder[data-seat='2'] .status") == "может купить"
+        assert page.query_selector("#bid-2") is None  # nobody has the floor: no bid to enter
+        assert page.query_selector(".window-box .countdown") is not None
+        press(rig, commands, 3)
+        page.wait_for_selector("#bid-3")
+        assert page.inner_text(".bidder[data-seat='3'] .status") == "первое нажатие"
+        assert page.query_selector("#buy-note") is None
+        page.fill("input[data-key='bid-3']", "40")
+        page.click("#bid-3")
+        page.wait_for_selector("#buy-note")  # the raise opens the next buy window
+        assert rig.state()["bidding"]["bid"] == 40
+        for viewport in (TABLET, PHONE):
+            page.set_viewport_size(viewport)
+            overflow = page.evaluate("document.documentElement.scrollWidth > window.innerWidth")
+            assert not overflow, viewport
+        assert page.errors == []

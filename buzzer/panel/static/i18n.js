@@ -77,7 +77,7 @@ const WORDS = {
     "bid.buy.open": "Покупка кнопкой: кто первым нажмёт, тот и перебивает ставку",
     "bid.buy.window": "Окно",
     "bid.buyer": "может купить",
-    "bid.claimed": "нажал первым",
+    "bid.claimed": "первое нажатие",
     "auction.why": "Аукцион: {why} — {name} отвечает за {amount}",
     "auction.others": "остальные не могут перебить",
     "auction.some": "{names} не могут перебить",
