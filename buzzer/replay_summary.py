@@ -58,6 +58,13 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "after_signal": "через {delay} с после сигнала",
         "press": "  первое нажатие: {name} в {t} с ({when})",
         "buy_press": "  покупка кнопкой — первое нажатие: {name} в {t} с",
+        "bonus_offer": "бонус-конкурс: предложен {name} ({place}-е место)",
+        "bonus_declined": "  {name} отказывается",
+        "bonus_accepted": "  {name} принимает: {n} вопросов одной темы",
+        "bonus_right": "  вопрос {k}: верно",
+        "bonus_wrong": "  вопрос {k}: неверно — счёт {name} обнулён на Красный раунд ({delta} → 0)",
+        "bonus_won": "  все вопросы верно: {name} выигрывает поездку (очков не прибавляется)",
+        "bonus_not_played": "  бонус-конкурс не разыгран",
         "buy_closed": "  никто не нажал: окно покупки закрылось в {t} с",
         "margin": "; отрыв от второго: {margin} ({name})",
         "later": "; позже: {others}",
@@ -139,6 +146,15 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "false_start": "  false start: {name} at {t} s (button locked until {until} s)",
         "signal": "  signal: {t} s",
         "buy_press": "  bought by the button: {name} pressed first at {t} s",
+        "bonus_offer": "bonus contest: offered to {name} (place {place})",
+        "bonus_declined": "  {name} declines",
+        "bonus_accepted": "  {name} accepts: {n} questions of one theme",
+        "bonus_right": "  question {k}: right",
+        "bonus_wrong": (
+            "  question {k}: wrong — {name}'s score is 0 for the Red round ({delta} → 0)"
+        ),
+        "bonus_won": "  all right: {name} wins the trip (no points)",
+        "bonus_not_played": "  the bonus contest is not played",
         "buy_closed": "  nobody pressed: the buy window closed at {t} s",
         "reading": "during the reading",
         "after_signal": "{delay} s after the signal",
@@ -284,6 +300,10 @@ class _Writer:
         self.bids: list[str] = []
         #: A stake question's buy window is open (TV-H-1995-01): its window is no signal.
         self.buying = False
+        #: The 1995 bonus contest (TV-H-1995-03): its player, and the wrong answer's loss.
+        self.bonus_player: object = None
+        self.bonus_wrong = 0
+        self.bonus_loss = 0
         self.final_stake: int | None = None
         duplicates = {n for n in setup.players if setup.players.count(n) > 1}
         self.names = {
@@ -430,6 +450,39 @@ class _Writer:
         fields = {"name": self.name(r["seat"]), "t": seconds_text(r["t"])}
         self.press = {"fields": fields, "behind": [], "key": "buy_press"}
 
+    # -- the 1995 bonus contest (TV-H-1995-03) ---------------------------------
+
+    def on_bonus_offer(self, r: Record) -> None:
+        self.end_block()
+        self.say("bonus_offer", name=self.name(r["seat"]), place=r["place"])
+
+    def on_bonus_declined(self, r: Record) -> None:
+        self.say("bonus_declined", name=self.name(r["seat"]))
+
+    def on_bonus_accepted(self, r: Record) -> None:
+        self.say("bonus_accepted", name=self.name(r["seat"]), n=r["questions"])
+        self.bonus_player = r["seat"]
+
+    def on_bonus_answer(self, r: Record) -> None:
+        if r["correct"]:
+            self.say("bonus_right", k=r["number"])
+        else:
+            self.bonus_wrong = int(r["number"])
+            self.bonus_loss = 0
+
+    def on_bonus_lost(self, r: Record) -> None:
+        seat = r["seat"]
+        delta = _signed(self.bonus_loss) if self.bonus_loss else "0"
+        self.say("bonus_wrong", k=self.bonus_wrong, name=self.name(seat), delta=delta)
+        self.bonus_player = None
+
+    def on_bonus_won(self, r: Record) -> None:
+        self.say("bonus_won", name=self.name(r["seat"]))
+        self.bonus_player = None
+
+    def on_bonus_not_played(self, r: Record) -> None:
+        self.say("bonus_not_played")
+
     def on_stake_won(self, r: Record) -> None:
         self.buying = False
         if self.bids:
@@ -510,6 +563,9 @@ class _Writer:
     def on_score(self, r: Record) -> None:
         seat, delta, score = r["seat"], int(r["delta"]), int(r["score"])
         self.scores[seat] = score
+        if self.bonus_player == seat and self.adjusting is None:
+            self.bonus_loss = delta  # told by on_bonus_lost, which follows
+            return
         fields = {"name": self.name(seat), "delta": _signed(delta), "score": _number(score)}
         if self.adjusting == "undone":
             self.say("undone_score", **fields)

@@ -56,6 +56,15 @@ _STRINGS: Mapping[str, Mapping[str, str]] = MappingProxyType(
         "buy_press": {"ru": "Кто купит? Жмите кнопку", "en": "Who buys it? Press the button"},
         "buys": {"ru": "покупает", "en": "buys"},
         "buyer_of": {"ru": "Покупает {name}", "en": "{name} buys"},
+        # TV-H-1995-03: the bonus contest after the Blue round
+        "bonus_title": {"ru": "Бонус-конкурс", "en": "Bonus contest"},
+        "bonus_offer": {"ru": "Предлагается: {name}", "en": "Offered to {name}"},
+        "bonus_rules": {
+            "ru": "5 вопросов одной темы: все верно — поездка",
+            "en": "5 questions of one theme: all right wins a trip",
+        },
+        "bonus_player": {"ru": "Играет {name}", "en": "{name} plays"},
+        "bonus_progress": {"ru": "Верно {right} из {of}", "en": "{right} of {of} right"},
         "cat_gives": {"ru": "{name} отдаёт кота", "en": "{name} hands the cat over"},
         "cat_to": {"ru": "Кота получает {name}", "en": "{name} gets the cat"},
         "cat_price": {"ru": "Выбор стоимости", "en": "Choosing the value"},

@@ -183,6 +183,8 @@ class Renderer:
             out.extend(self._bidding(scene))
         elif kind == screens.CAT:
             out.extend(self._cat(scene))
+        elif kind == screens.BONUS:
+            out.extend(self._bonus(scene))
         elif kind == screens.FINAL_REMOVE:
             out.extend(self._final_remove(scene))
         elif kind == screens.FINAL_STAKES:
@@ -335,6 +337,27 @@ class Renderer:
         return [
             Widget("headline", top, (headline, nominal), self._paint_headline),
             self._rows("rows", rest, rows, status),
+        ]
+
+    def _bonus(self, scene: Scene) -> list[Widget]:
+        """TV-H-1995-03: who is offered the contest, then how far its player got."""
+        snapshot = scene.snapshot or {}
+        lang = self.lang
+        bonus = snapshot.get("bonus") or {}
+        player = bonus.get("player")
+        if player is None:
+            name = view.player_name(snapshot, bonus.get("offered"), lang)
+            headline, detail = tr("bonus_offer", lang, name=name), tr("bonus_rules", lang)
+        else:
+            name = view.player_name(snapshot, player, lang)
+            headline = tr("bonus_player", lang, name=name)
+            detail = tr(
+                "bonus_progress", lang, right=bonus.get("right", 0), of=bonus.get("questions", 5)
+            )
+        top, rest = self._split(self.layout.main, 0.28)
+        return [
+            Widget("headline", top, (headline, detail), self._paint_headline),
+            self._rows("rows", rest, [], ""),
         ]
 
     def _cat(self, scene: Scene) -> list[Widget]:

@@ -179,6 +179,7 @@ QUESTION = "question"
 BIDDING = "bidding"
 CAT = "cat"
 SPECIAL = "special"
+BONUS = "bonus"
 FINAL_REMOVE = "final_remove"
 FINAL_STAKES = "final_stakes"
 FINAL_JUDGING = "final_judging"
@@ -191,6 +192,7 @@ SCREENS = (
     BIDDING,
     CAT,
     SPECIAL,
+    BONUS,
     FINAL_REMOVE,
     FINAL_STAKES,
     FINAL_JUDGING,
@@ -204,6 +206,8 @@ _BY_STAGE = {
     "cat_give": CAT,
     "cat_price": CAT,
     "special": SPECIAL,
+    "bonus_offer": BONUS,  # TV-H-1995-03
+    "bonus": BONUS,
     "final_remove": FINAL_REMOVE,
     "final_stakes": FINAL_STAKES,
     "final_judging": FINAL_JUDGING,

@@ -347,6 +347,8 @@ def header(scene: Scene, kind: str, lang: str) -> tuple[str, str]:
         return left, subtitle
     if kind == screens.OVER:
         return tr("game_over", lang), ""
+    if kind == screens.BONUS:
+        return round_title(snapshot, lang), tr("bonus_title", lang)
     return tr("title", lang), ""
 
 

@@ -35,7 +35,7 @@ from buzzer.arbiter.params import NS_PER_S, EarlyPress
 from rules.board import RoundSpec
 from rules.profiles import TV_1994, RuleSystem
 from rules.specials.bidding import AllInBeaten
-from rules.specials.params import CatPrice, CatRules, FirstChooserRule
+from rules.specials.params import BonusRules, CatPrice, CatRules, FirstChooserRule
 
 #: The first broadcast under the TV-94 rules (Part D, 14 Apr 1994). There are
 #: no TV rules before it.
@@ -70,6 +70,8 @@ Overrides = TypedDict(
         "cat.price": CatPrice,
         "cat.may_keep": bool,
         "cat.value_step": int | None,
+        # TV-H-1995-03: the bonus contest after the Blue round, Mar – Aug 1995.
+        "bonus": BonusRules | None,
         # TV-S-SPN-1/2: None while the era has no sponsor question.
         "sponsor_multiplier": int | None,
         # TV-F-2/3: themes offered, stake minimum and step.
@@ -193,10 +195,11 @@ ERA_CHANGES: tuple[EraChange, ...] = (
         datetime.date(1995, 3, 1),
         "TV-H-1995-03",
         "Five-question bonus contest after the Blue round (abolished Aug 1995).",
+        overrides={"bonus": BonusRules(after_round=1, questions=5)},
+        sources={"bonus": "TV-H-1995-03 DEFAULT (2nd, then 3rd; stops at the first wrong)"},
         not_expressed=(
-            "The whole bonus contest: after the Blue round the leader (then 2nd, then 3rd) may "
-            "accept 5 questions of one theme; all right wins a trip, any wrong sets the "
-            "score to 0 for the Red round. No field for an inter-round contest."
+            "The prize (a trip) is outside the game: the journal records it as won, with no "
+            "points."
         ),
         ends=datetime.date(1995, 8, 1),
     ),
@@ -459,6 +462,11 @@ def tv_rules_for(day: datetime.date) -> RuleSystem:
     day = _as_day(day)
     system = TV_1994
     for change in changes_until(day):
+        if change.ends is not None and day >= change.ends:
+            # A row is in force until its ``ends`` day: the 1995 bonus contest
+            # lapsed in Aug 1995 with no row of its own to undo it; the other
+            # ended rows were replaced whole by later rows, which set the same.
+            continue
         system = apply_change(system, change)
     return dataclasses.replace(
         system,

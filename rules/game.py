@@ -32,6 +32,7 @@ from buzzer.arbiter.decisions import (
 )
 from buzzer.arbiter.events import (
     Bid,
+    BonusReply,
     CatGive,
     CatPrice,
     Correction,
@@ -52,6 +53,7 @@ from rules.board import Board, BoardError, RoundSpec
 from rules.final import FinalRound
 from rules.profiles import RuleSystem
 from rules.specials.bidding import Bidding, BidError, bidding_order
+from rules.specials.bonus import BonusContest, BonusResult
 from rules.specials.params import CatPrice as CatPriceRule
 from rules.specials.params import (
     FirstChooserRule,
@@ -129,6 +131,9 @@ class Game(FinalRound):
         self.special_deadline: int | None = None
         self.value = 0
         self.wrong_costs = True
+        # The 1995 bonus contest (TV-H-1995-03): offered once, after its round.
+        self.bonus: BonusContest | None = None
+        self.bonus_offered = False
         # The final round.
         self.final_seats: tuple[int, ...] = ()
         self.final_themes: list[int] = []
@@ -154,6 +159,7 @@ class Game(FinalRound):
             Pass: self._on_pass,
             CatGive: self._on_cat_give,
             CatPrice: self._on_cat_price,
+            BonusReply: self._on_bonus_reply,
             FinalRemove: self._on_final_remove,
             FinalStake: self._on_final_stake,
             FinalJudge: self._on_final_judge,
@@ -261,12 +267,14 @@ class Game(FinalRound):
             # JOURNAL.md: a select while a window is open ends that question, no score change.
             arbiter.close()
             self._close_question(t, None, out)
+        self._skip_bonus(t, out)
         if self.stage is not Stage.BOARD:
             raise SequenceError(self._busy_message())
         self.objections_open = False
         board = self._board()
         if self.shootout is None:
             self._check_round_clock(t, out)
+            self._skip_bonus(t, out)
             if board.round_done and not self._next_round(t, out):
                 raise SequenceError("every question has been played: the board is empty")
             if self.stage is not Stage.BOARD:
@@ -300,6 +308,9 @@ class Game(FinalRound):
         if self.stage is Stage.SPECIAL:
             self._judge_special(t, correct, out)
             return
+        if self.stage is Stage.BONUS:
+            self._judge_bonus(t, correct, out)
+            return
         if self.stage is Stage.FINAL_JUDGING:
             self._judge_final(t, correct, None, out)
             return
@@ -316,6 +327,11 @@ class Game(FinalRound):
             self._close_question(t, seat if correct else None, out)
 
     def timeout(self, t: int, out: list[Decision]) -> None:
+        if self.stage is Stage.BONUS:
+            raise SequenceError(
+                f"seat {self.answerer} is playing the bonus contest: judge each answer "
+                "(silence is wrong)"
+            )
         if self.stage is Stage.SPECIAL:
             raise SequenceError(
                 f"seat {self.answerer} must answer this special question: silence is judged "
@@ -425,6 +441,16 @@ class Game(FinalRound):
                 "buyers": bidding.buyers() if bidding.by_button and bidding.turn is None else [],
             },
             "value": self.value if self.stage is Stage.SPECIAL else None,
+            # TV-H-1995-03: the bonus contest being offered or played
+            "bonus": None
+            if self.bonus is None
+            else {
+                "offered": self.bonus.offered,
+                "place": self.bonus.place,
+                "player": self.bonus.player,
+                "right": self.bonus.right,
+                "questions": self.bonus.rules.questions,
+            },
             "special_deadline": self.special_deadline,
             # TV-S-CAT-4: the editors' cat values were multiples of this (None: any)
             "cat_value_step": self.rules.cat.value_step if self.rules.cat else None,
@@ -683,6 +709,104 @@ class Game(FinalRound):
         # TV-S-0c, C2003-2.4.6f: whoever played it chooses next, right or wrong.
         self._close_question(t, seat, out)
 
+    # -- the 1995 bonus contest (TV-H-1995-03) --------------------------------
+
+    def _offer_bonus(self, t: int, out: list[Decision]) -> None:
+        """Offer the contest once its round is over, if another round follows.
+
+        The leader is asked first, then second and third place (DEFAULT;
+        equal scores in an order drawn by lot). Decided (docs/rules.md): the
+        offer closes objections on the round's last question, so the leader
+        asked is the leader who plays.
+        """
+        rules = self.rules.bonus
+        board = self.board
+        if (
+            rules is None
+            or self.bonus_offered
+            or self.shootout is not None
+            or self.stage is not Stage.BOARD
+            or board.round_index + 1 != rules.after_round
+            or not board.round_done
+            or board.exhausted
+        ):
+            return
+        self.bonus_offered = True
+        self.objections_open = False
+        order = self._descending_by_score(sorted(self.scores))
+        self.bonus = BonusContest(rules, order)
+        self.stage = Stage.BONUS_OFFER
+        out.append(Note(t, "bonus_offer", (("seat", order[0]), ("place", 1))))
+
+    def _descending_by_score(self, seats: list[int]) -> list[int]:
+        """Highest score first; equal scores in an order drawn by lot (the seeded
+        random stream is drawn from only when there is a tie to break)."""
+        order: list[int] = []
+        for score in sorted({self.scores[s] for s in seats}, reverse=True):
+            tied = [s for s in seats if self.scores[s] == score]
+            while len(tied) > 1:
+                pick = self.draw(tied)
+                order.append(pick)
+                tied.remove(pick)
+            order.extend(tied)
+        return order
+
+    def _skip_bonus(self, t: int, out: list[Decision]) -> None:
+        """A select while the contest is being offered: the host moved on, so
+        nobody plays it (``bonus_not_played``), as a select ends an open window."""
+        if self.stage is Stage.BONUS_OFFER:
+            out.append(Note(t, "bonus_not_played", (("skipped", True),)))
+            self._end_bonus()
+
+    def _on_bonus_reply(self, item: BonusReply, out: list[Decision]) -> None:
+        self._expect(Stage.BONUS_OFFER, "bonus")
+        contest = self.bonus
+        assert contest is not None
+        t = item.t
+        seat = contest.reply(item.accept)
+        if item.accept:
+            self.stage = Stage.BONUS
+            self.answerer = seat
+            out.append(
+                Note(t, "bonus_accepted", (("seat", seat), ("questions", contest.rules.questions)))
+            )
+            out.append(Recognized(t, seat))  # the one player who answers (A-G4)
+            return
+        out.append(Note(t, "bonus_declined", (("seat", seat),)))
+        following = contest.offered
+        if following is None:
+            out.append(Note(t, "bonus_not_played"))
+            self._end_bonus()
+            return
+        out.append(Note(t, "bonus_offer", (("seat", following), ("place", contest.place))))
+
+    def _judge_bonus(self, t: int, correct: bool, out: list[Decision]) -> None:
+        contest = self.bonus
+        seat = self.answerer
+        assert contest is not None and seat is not None
+        result = contest.answer(correct)
+        number = contest.right + (0 if correct else 1)
+        out.append(
+            Note(t, "bonus_answer", (("seat", seat), ("number", number), ("correct", correct)))
+        )
+        if result is BonusResult.GOES_ON:
+            return
+        if result is BonusResult.WON:
+            out.append(Note(t, "bonus_won", (("seat", seat), ("prize", "trip"))))
+        else:
+            # "The leader's score becomes 0 for the Red round" (TV-H-1995-03).
+            if self.scores[seat] != 0:
+                self._add(t, seat, -self.scores[seat], out)
+            out.append(Note(t, "bonus_lost", (("seat", seat),)))
+        self._end_bonus()
+
+    def _end_bonus(self) -> None:
+        """Back to the board: the next select starts the next round (its chooser the
+        lowest score, as after any round)."""
+        self.bonus = None
+        self.answerer = None
+        self.stage = Stage.BOARD
+
     # -- rounds, the final, the shootout ------------------------------------
 
     def _close_question(self, t: int, next_chooser: int | None, out: list[Decision]) -> None:
@@ -707,6 +831,8 @@ class Game(FinalRound):
         self._check_round_clock(t, out)
         if self.board.exhausted and self.stage is Stage.BOARD:
             self._end_main_rounds(t, out)
+        else:
+            self._offer_bonus(t, out)
 
     def _round_clock_end(self) -> int | None:
         """When the current round's clock runs out (TV-G-6), if it has one and it runs."""
@@ -740,6 +866,8 @@ class Game(FinalRound):
                 self.board.mark_played(theme, price)
         if self.board.exhausted:
             self._end_main_rounds(max(t, end), out)
+        else:
+            self._offer_bonus(max(t, end), out)
 
     def _next_round(self, t: int, out: list[Decision]) -> bool:
         """Move to the next round of the board; False when none is left."""
@@ -806,6 +934,8 @@ class Game(FinalRound):
             Stage.CAT_GIVE: "the cat in the bag must first be given to a player",
             Stage.CAT_PRICE: "the cat's value must first be set",
             Stage.SPECIAL: f"seat {self.answerer} is answering a special question: judge it",
+            Stage.BONUS_OFFER: "the bonus contest is being offered: send bonus accept or decline",
+            Stage.BONUS: f"seat {self.answerer} is playing the bonus contest: judge each answer",
             Stage.FINAL_REMOVE: "the final themes are being removed",
             Stage.FINAL_STAKES: "the final stakes are being made",
             Stage.FINAL_JUDGING: "the final answers are being judged",

@@ -26,6 +26,7 @@ from buzzer.errors import SvoyakError
 from rules.board import RoundSpec
 from rules.specials.bidding import AllInBeaten, BiddingRules
 from rules.specials.params import (
+    BonusRules,
     CatPrice,
     CatRules,
     FinalRules,
@@ -68,6 +69,8 @@ class RuleSystem:
     sponsor_multiplier: int | None = None
     #: The final round (C2003-2.6/2.7, TV-F-*); None: no final (SPORT-2).
     final: FinalRules | None = None
+    #: The 1995 bonus contest between the rounds (TV-H-1995-03); None: there is none.
+    bonus: BonusRules | None = None
     #: The shootout's prices, played in order by the tied players (C2003-2.8-D2, TV-T-1).
     shootout_prices: tuple[int, ...] = (10, 20, 30, 40, 50)
     #: Who chooses first in the game (C2003-2.2.2, TV-G-4).

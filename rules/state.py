@@ -25,6 +25,8 @@ class Stage(Enum):
     CAT_GIVE = "cat_give"
     CAT_PRICE = "cat_price"
     SPECIAL = "special"  # a designated player answers, no buttons (A-G4)
+    BONUS_OFFER = "bonus_offer"  # TV-H-1995-03: the contest is offered, in order
+    BONUS = "bonus"  # TV-H-1995-03: its player answers alone
     FINAL_REMOVE = "final_remove"
     FINAL_STAKES = "final_stakes"
     FINAL_JUDGING = "final_judging"

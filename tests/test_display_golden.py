@@ -185,6 +185,21 @@ SCENES: dict[str, Callable[[], tuple[Scene, int, str]]] = {
         NOW,
         "ru",
     ),
+    # TV-H-1995-03: the bonus contest's player, two right so far.
+    "bonus": lambda: (
+        Scene(
+            base(
+                rules="tv@1995-06-01",
+                stage="bonus",
+                round_name="Синий раунд",
+                scores={"1": 70, "2": 20, "3": 90},
+                answering=3,
+                bonus={"offered": None, "place": 1, "player": 3, "right": 2, "questions": 5},
+            )
+        ),
+        NOW,
+        "ru",
+    ),
     "cat": lambda: (
         Scene(
             base(stage="cat_price", cell=[2, 200], special="cat", answering=2),

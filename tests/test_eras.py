@@ -30,7 +30,7 @@ from rules.eras import (
 )
 from rules.profiles import TV_1994, TV_MODERN, RuleSystem
 from rules.specials.bidding import AllInBeaten, Bidding, BiddingRules, BidError, bidding_order
-from rules.specials.params import CatPrice, CatRules, FirstChooserRule
+from rules.specials.params import BonusRules, CatPrice, CatRules, FirstChooserRule
 
 A, B, C = 1, 2, 3
 D = datetime.date
@@ -141,15 +141,24 @@ def test_every_override_path_names_a_real_field() -> None:
             obj = getattr(obj, name)
 
 
-def test_a_row_that_ends_has_all_its_fields_replaced_by_then() -> None:
-    """describe_era drops an ended row; the composed system must agree."""
+def test_a_row_that_ends_is_out_of_force_from_that_day() -> None:
+    """describe_era drops an ended row, and the composed system agrees: from its
+    ``ends`` day on, the rules are what the other rows alone make them (the 1995
+    bonus contest lapses; the rows later rows replaced change nothing by going)."""
+
+    def fields(system: RuleSystem) -> RuleSystem:
+        return dataclasses.replace(system, id="", title="", citations={})
+
     for change in ERA_CHANGES:
         if change.ends is None:
             continue
-        later = {
-            path for c in ERA_CHANGES if change.date < c.date <= change.ends for path in c.overrides
-        }
-        assert set(change.overrides) <= later, change.rule_id
+        system = TV_1994
+        for other in ERA_CHANGES:
+            in_force = other.ends is None or change.ends < other.ends
+            if other.date <= change.ends and other is not change and in_force:
+                system = apply_change(system, other)
+        assert fields(tv_rules_for(change.ends)) == fields(system), change.rule_id
+        assert change.rule_id not in describe_era(change.ends)
 
 
 def test_a_bad_row_is_refused() -> None:
@@ -228,11 +237,13 @@ def test_TV_H_1995_01_all_in_beaten_by_any_larger_others_may_bid() -> None:
     assert stake(around("1996-09-01")[1]).buy_window_ns is None
 
 
-def test_TV_H_1995_03_bonus_contest_is_not_expressed() -> None:
+def test_TV_H_1995_03_the_bonus_contest_from_mar_to_aug_1995() -> None:
     before, after = around("1995-03-01")
-    assert changed(before, after) == set()
-    assert not row("TV-H-1995-03").overrides
-    assert "bonus contest" in row("TV-H-1995-03").not_expressed
+    assert changed(before, after) == {"bonus"}
+    assert before.bonus is None
+    assert after.bonus == BonusRules(after_round=1, questions=5)
+    assert on("1995-07-31").bonus is not None
+    assert on("1995-08-01").bonus is None  # abolished Aug 1995
     assert "TV-H-1995-03" not in describe_era(D(1995, 2, 28))
     assert "TV-H-1995-03" in describe_era(D(1995, 3, 1))
     assert "TV-H-1995-03" in describe_era(D(1995, 7, 31))
@@ -495,7 +506,9 @@ def test_id_title_and_citations_name_the_day_and_the_rows() -> None:
     assert system.citations["stake.all_in_beaten"] == "TV-H-1996-09"
     assert system.citations["stake.opener_only"] == "TV-H-1996-09"
     assert system.citations["round_clock_ns"].startswith("TV-H-1994-10")
-    assert "TV-H-1995-01" in system.citations["stake"]
+    # The buy-out row ended the day TV-H-1996-09 replaced it: no longer cited.
+    assert "TV-H-1995-01" not in system.citations["stake"]
+    assert "TV-H-1995-01" in on("1995-06-01").citations["stake"]
     assert system.citations["early_press"] == TV_1994.citations["early_press"]
     modern = on("2010-01-01")
     assert modern.citations["early_press"].startswith("TV-H-1998-08")

@@ -27,6 +27,7 @@ SAMPLES = [
     ev.Pass(13 * S, 2),
     ev.CatGive(14 * S, 3),
     ev.CatPrice(15 * S, 1000),
+    ev.BonusReply(15 * S, True),
     ev.FinalRemove(16 * S, 4),
     ev.FinalRemove(16 * S, 4, 2),
     ev.FinalStake(17 * S, 1, 250),

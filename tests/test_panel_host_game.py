@@ -659,3 +659,43 @@ def test_TV_H_1995_01_the_host_sees_the_buy_window_then_the_buyer_s_bid_controls
             overflow = page.evaluate("document.documentElement.scrollWidth > window.innerWidth")
             assert not overflow, viewport
         assert page.errors == []
+
+
+def test_TV_H_1995_03_the_host_offers_the_bonus_contest_and_judges_it(
+    browser: Any, tmp_path: Path
+) -> None:
+    def round_of(name: str, prices: list[int]) -> dict[str, Any]:
+        questions = [{"price": p, "text": f"Вопрос {p}", "answer": ["Ответ"]} for p in prices]
+        return {"name": name, "themes": [{"name": "Тема", "questions": questions}]}
+
+    package = {
+        "format": "svoyak-package",
+        "version": 1,
+        "name": "1995",
+        "rounds": [round_of("Синий раунд", [10, 20]), round_of("Красный раунд", [20, 40])],
+    }
+    with package_rig(tmp_path, package, rules="tv@1995-06-01", game_options=STILL) as rig:
+        commands = Commands(rig.client())
+        page = host_page(browser, rig)
+        for price in (10, 20):
+            open_question(rig, commands, 1, price)
+            press(rig, commands, 2)
+            rig.wait_state(lambda s: s["answering"] == 2, "seat 2 answering")
+            commands.ok({"type": "judge", "verdict": "correct"})
+        wait_stage(page, "bonus_offer")
+        assert PLAYERS[1] in page.inner_text("#bonus-offer")  # the leader, 80
+        assert "1-е место" in page.inner_text("#bonus-offer")
+        page.click("#bonus-accept")
+        wait_stage(page, "bonus")
+        for n in (1, 2):
+            page.wait_for_selector(f"#bonus-progress:has-text('Вопрос {n} из 5')")
+            page.click("#judge-correct")
+        page.wait_for_selector("#bonus-progress:has-text('верно: 2')")
+        for viewport in (TABLET, PHONE):
+            page.set_viewport_size(viewport)
+            overflow = page.evaluate("document.documentElement.scrollWidth > window.innerWidth")
+            assert not overflow, viewport
+        page.click("#judge-wrong")
+        wait_stage(page, "board")
+        assert rig.state()["scores"]["2"] == 0  # 0 for the Red round
+        assert page.errors == []

@@ -1236,9 +1236,11 @@ def test_E28_tv_round_clock_ends_the_round_after_the_question_in_progress() -> N
         {"type": "score", "seat": C, "delta": 20, "score": 70},
     ]
     # The gong at 10:00, the round ends, the Red round starts with the lowest score (B).
+    # (June 1995: the bonus contest is offered at the gong; the host's select skips it.)
     from_gong = [o for o in out if o["type"] == "round_time_up" or o.get("t", 0) >= 620.0]
     assert strip_t(from_gong) == [
         {"type": "round_time_up", "round": 1},
+        {"type": "bonus_not_played", "skipped": True},
         {"type": "round_started", "round": 2, "name": "Красный раунд"},
         {"type": "chooser", "seat": B},
         {"type": "question", "round": 2, "theme": 1, "price": 40},

@@ -151,6 +151,16 @@ class CatGive:
 
 
 @dataclass(slots=True, frozen=True)
+class BonusReply:
+    """The player offered the 1995 bonus contest accepts it or declines (TV-H-1995-03)."""
+
+    t: int
+    accept: bool
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+
+
+@dataclass(slots=True, frozen=True)
 class CatPrice:
     """The cat's value: the receiver's min/max choice, or the editors' fixed value."""
 
@@ -256,6 +266,7 @@ HostCommand = (
     | Pass
     | CatGive
     | CatPrice
+    | BonusReply
     | FinalRemove
     | FinalStake
     | FinalJudge

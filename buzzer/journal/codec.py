@@ -16,6 +16,7 @@ from typing import Any
 
 from buzzer.arbiter.events import (
     Bid,
+    BonusReply,
     CatGive,
     CatPrice,
     Correction,
@@ -144,6 +145,7 @@ class InputParser:
             "pass": lambda o, n: Pass(_t(o, n), self._seat(o, n), n),
             "cat_give": lambda o, n: CatGive(_t(o, n), self._seat(o, n), n),
             "cat_price": lambda o, n: CatPrice(_t(o, n), _int(o, "price", n, 1, MAX_POINTS), n),
+            "bonus": lambda o, n: BonusReply(_t(o, n), _accept(o, n), n),
             "final_remove": lambda o, n: FinalRemove(
                 _t(o, n), _int(o, "theme", n, 1, 100), self._optional_seat(o, n), n
             ),
@@ -275,6 +277,13 @@ def _birth_dates(value: Any, players: int) -> tuple[str, ...] | None:
         return tuple(datetime.date.fromisoformat(d).isoformat() for d in value)
     except (TypeError, ValueError):
         raise JournalError(1, message) from None
+
+
+def _accept(obj: Mapping[str, Any], line: int) -> bool:
+    accept = obj.get("accept")
+    if not isinstance(accept, bool):
+        raise JournalError(line, f"field 'accept' must be true or false, got {accept!r}")
+    return accept
 
 
 def _verdict(obj: Mapping[str, Any], line: int) -> bool:

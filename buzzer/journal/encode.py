@@ -14,6 +14,7 @@ from types import MappingProxyType
 
 from buzzer.arbiter.events import (
     Bid,
+    BonusReply,
     CatGive,
     CatPrice,
     Correction,
@@ -54,6 +55,7 @@ TYPE_NAMES: Mapping[type, str] = MappingProxyType(
         Pass: "pass",
         CatGive: "cat_give",
         CatPrice: "cat_price",
+        BonusReply: "bonus",
         FinalRemove: "final_remove",
         FinalStake: "final_stake",
         FinalJudge: "final_judge",

@@ -43,6 +43,7 @@ from typing import Any
 
 from buzzer.arbiter.events import (
     Bid,
+    BonusReply,
     CatGive,
     CatPrice,
     Correction,
@@ -78,6 +79,7 @@ CONTEXT: dict[str, tuple[str, ...]] = {
     "pass": ("stage", "cell", "bidding"),
     "cat_give": ("stage", "cell"),
     "cat_price": ("stage", "cell", "answering"),
+    "bonus": ("stage", "bonus"),
     "final_remove": ("stage", "final"),
     "final_stake": ("stage",),
     "final_judge": ("stage", "final"),
@@ -283,6 +285,8 @@ def to_input(command: dict[str, Any], t: int) -> Input:
         return CatGive(t, command["seat"])
     if kind == "cat_price":
         return CatPrice(t, command["price"])
+    if kind == "bonus":
+        return BonusReply(t, command["accept"])
     if kind == "final_remove":
         return FinalRemove(t, command["theme"], command.get("seat"))
     if kind == "final_stake":

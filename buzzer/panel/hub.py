@@ -37,6 +37,7 @@ from typing import Any, Protocol
 from buzzer.arbiter.decisions import Decision, FalseStart, Ignored, Note
 from buzzer.arbiter.events import (
     Bid,
+    BonusReply,
     CatGive,
     CatPrice,
     Correction,
@@ -69,6 +70,7 @@ HOST_COMMANDS = (
     Pass,
     CatGive,
     CatPrice,
+    BonusReply,
     FinalRemove,
     FinalStake,
     FinalJudge,

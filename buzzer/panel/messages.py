@@ -19,6 +19,8 @@ STAGE_RU = {
     "cat_give": "кот в мешке: кому отдать",
     "cat_price": "кот в мешке: стоимость",
     "special": "спецвопрос",
+    "bonus_offer": "бонус-конкурс: предложение",
+    "bonus": "бонус-конкурс",
     "final_remove": "финал: убираем темы",
     "final_stakes": "финал: ставки",
     "final_judging": "финал: ответы",
@@ -31,6 +33,8 @@ STAGE_EN = {
     "cat_give": "the cat in the bag: whom to give it",
     "cat_price": "the cat in the bag: its value",
     "special": "a special question",
+    "bonus_offer": "the bonus contest: the offer",
+    "bonus": "the bonus contest",
     "final_remove": "the final: removing themes",
     "final_stakes": "the final: stakes",
     "final_judging": "the final: answers",
@@ -288,6 +292,11 @@ def _explain(command: dict[str, Any], snap: dict[str, Any]) -> tuple[str, str]:
                 f"It is {name(snap, turn)}'s turn.",
             )
         return "", ""
+    if kind == "bonus" and stage != "bonus_offer":
+        return (
+            "Бонус-конкурс сейчас никому не предлагается.",
+            "The bonus contest is not being offered to anybody now.",
+        )
     if kind == "cat_give" and stage != "cat_give":
         return "Сейчас некому передавать кота.", "There is no cat to give now."
     if kind == "cat_price" and stage != "cat_price":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 Seat = Annotated[int, Field(ge=1, le=16, description="a player's seat, 1-based")]
 Money = Annotated[int, Field(ge=0, le=1_000_000_000)]
@@ -70,6 +70,13 @@ class CatGiveCmd(_Strict):
 
     type: Literal["cat_give"]
     seat: Seat
+
+
+class BonusCmd(_Strict):
+    """The player offered the 1995 bonus contest accepts it or declines (TV-H-1995-03)."""
+
+    type: Literal["bonus"]
+    accept: StrictBool
 
 
 class CatPriceCmd(_Strict):
@@ -155,6 +162,7 @@ Command = Annotated[
     | PassCmd
     | CatGiveCmd
     | CatPriceCmd
+    | BonusCmd
     | FinalRemoveCmd
     | FinalStakeCmd
     | FinalJudgeCmd

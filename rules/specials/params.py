@@ -37,6 +37,20 @@ class CatRules:
     answer_time_ns: int = 5 * NS_PER_S
 
 
+@dataclass(frozen=True, slots=True)
+class BonusRules:
+    """The bonus contest of Mar – Aug 1995 (TV-H-1995-03).
+
+    After round ``after_round`` the leader, then second place, then third
+    (DEFAULT), is offered ``questions`` questions of one theme, answered
+    alone. All right wins a prize (a trip: no points); the first wrong answer
+    ends it (DEFAULT) and sets the player's score to 0 for the next round.
+    """
+
+    after_round: int = 1
+    questions: int = 5
+
+
 class NobodyPositive(Enum):
     """What happens when nobody has a positive score before the final."""
 

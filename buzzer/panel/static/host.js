@@ -597,6 +597,28 @@
       verdictButtons({ type: "judge" }));
   }
 
+  /* TV-H-1995-03: the bonus contest after the Blue round. The offer goes to the
+     leader, then second and third place; whoever accepts answers five questions
+     alone, and the host judges each (the engine stops at the first wrong one). */
+  function renderBonusOffer(box) {
+    const b = snapshot.bonus;
+    box.append(el("h2", { class: "question-title" }, t("bonus.title")));
+    box.append(el("p", { class: "bonus-rules", id: "bonus-rules" }, t("bonus.rules")));
+    box.append(el("p", { class: "bonus-offer", id: "bonus-offer" },
+      t("bonus.offer", { name: name(b.offered), place: b.place })));
+    box.append(el("div", { class: "actions" },
+      button("bonus-accept", t("bonus.accept"), { type: "bonus", accept: true }, "go"),
+      button("bonus-decline", t("bonus.decline"), { type: "bonus", accept: false }, "secondary")));
+  }
+
+  function renderBonus(box) {
+    const b = snapshot.bonus;
+    box.append(el("h2", { class: "question-title" }, t("bonus.title")));
+    box.append(el("p", { class: "bonus-progress", id: "bonus-progress" },
+      t("bonus.progress", { n: b.right + 1, of: b.questions, right: b.right })));
+    dock.append(answeringBox(t("bonus.for"), b.player, null), verdictButtons({ type: "judge" }));
+  }
+
   /* The final's theme names: the package's, from the server; a page that has seen
      them keeps them for the command log («Убрана тема …») after the final. */
   let finalNames = [];
@@ -840,6 +862,8 @@
     cat_give: renderCatGive,
     cat_price: renderCatPrice,
     special: renderSpecial,
+    bonus_offer: renderBonusOffer,
+    bonus: renderBonus,
     final_remove: renderFinalRemove,
     final_stakes: renderFinalStakes,
     final_judging: renderFinalJudging,
@@ -903,6 +927,7 @@
         return c.theme ? t("cmd.select", { theme: snapshot.themes[c.theme - 1] ?? c.theme, price: c.price })
           : t("cmd.select.next");
       case "judge": return t("cmd.judge." + c.verdict);
+      case "bonus": return t(c.accept ? "cmd.bonus.accept" : "cmd.bonus.decline");
       case "final_judge": return t("cmd.final_judge." + c.verdict, { name: n(c.seat) });
       case "final_remove": return t("cmd.final_remove", { theme: finalName(c.theme) });
       // the amounts: the command log is the host's alone
