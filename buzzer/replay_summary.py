@@ -50,6 +50,8 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "stake_won": "  играет {name} за {stake}",
         "cat": "  кот в мешке: {giver} → {receiver}",
         "cat_prices": "  цена на выбор: {options}",
+        "cat_series": "  серия картинок: {values}",
+        "cat_picture": "  картинка {shown}: ответ стоит {value}",
         "or": " или ",
         "sponsor": "  вопрос от спонсора: отвечает {name}",
         "false_start": "  фальстарт: {name} в {t} с (кнопка заблокирована до {until} с)",
@@ -141,6 +143,8 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "stake_won": "  {name} plays for {stake}",
         "cat": "  cat in the bag: {giver} → {receiver}",
         "cat_prices": "  value to choose: {options}",
+        "cat_series": "  a picture series: {values}",
+        "cat_picture": "  picture {shown}: the answer is worth {value}",
         "or": " or ",
         "sponsor": "  sponsor question: {name} answers",
         "false_start": "  false start: {name} at {t} s (button locked until {until} s)",
@@ -492,6 +496,12 @@ class _Writer:
 
     def on_cat_given(self, r: Record) -> None:
         self.say("cat", giver=self.name(r["from"]), receiver=self.name(r["to"]))
+
+    def on_cat_series(self, r: Record) -> None:
+        self.say("cat_series", values=" → ".join(str(v) for v in r["values"]))
+
+    def on_cat_picture(self, r: Record) -> None:
+        self.say("cat_picture", shown=r["shown"], value=r["value"])
 
     def on_cat_prices(self, r: Record) -> None:
         self.say("cat_prices", options=self.words["or"].join(str(o) for o in r["options"]))

@@ -34,6 +34,7 @@ from buzzer.arbiter.events import (
     Bid,
     BonusReply,
     CatGive,
+    CatPicture,
     CatPrice,
     Correction,
     FinalJudge,
@@ -59,6 +60,7 @@ from rules.specials.params import (
     FirstChooserRule,
     RoundChooser,
     TieBreak,
+    picture_series_problem,
 )
 from rules.state import Shootout, SpecialKind, Stage, Verdict
 
@@ -83,6 +85,10 @@ class GameSetup:
     birth_dates: tuple[str, ...] | None = None
     #: The grandmaster's seat at the central table (TV-G-4 since Sep 2001).
     central_seat: int | None = None
+    #: TV-S-CAT-5: picture-series cats, cell → the value after picture 1, 2, …
+    cat_series: Mapping[tuple[int, int, int], tuple[int, ...]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
     def __post_init__(self) -> None:
         if not self.players:
@@ -98,6 +104,13 @@ class GameSetup:
                 raise ValueError(f"{where}: {rules.id} has no cats in the bag")
             if kind is SpecialKind.SPONSOR and rules.sponsor_multiplier is None:
                 raise ValueError(f"{where}: {rules.id} has no sponsor questions")
+        for cell, series in self.cat_series.items():
+            where = "round {}, theme {}, price {}".format(*cell)
+            if self.specials.get(cell) is not SpecialKind.CAT:
+                raise ValueError(f"{where}: a picture series (TV-S-CAT-5) is only for a cat")
+            problem = picture_series_problem(series)
+            if problem is not None:
+                raise ValueError(f"{where}: {problem}")
 
 
 class Game(FinalRound):
@@ -133,6 +146,9 @@ class Game(FinalRound):
         self.wrong_costs = True
         # The 1995 bonus contest (TV-H-1995-03): offered once, after its round.
         self.bonus: BonusContest | None = None
+        # A picture-series cat being played (TV-S-CAT-5): its values, pictures shown.
+        self.cat_series: tuple[int, ...] | None = None
+        self.pictures_shown = 0
         self.bonus_offered = False
         # The final round.
         self.final_seats: tuple[int, ...] = ()
@@ -160,6 +176,7 @@ class Game(FinalRound):
             CatGive: self._on_cat_give,
             CatPrice: self._on_cat_price,
             BonusReply: self._on_bonus_reply,
+            CatPicture: self._on_cat_picture,
             FinalRemove: self._on_final_remove,
             FinalStake: self._on_final_stake,
             FinalJudge: self._on_final_judge,
@@ -441,6 +458,10 @@ class Game(FinalRound):
                 "buyers": bidding.buyers() if bidding.by_button and bidding.turn is None else [],
             },
             "value": self.value if self.stage is Stage.SPECIAL else None,
+            # TV-S-CAT-5: a picture-series cat: its values and how many pictures are shown
+            "cat_series": None
+            if self.cat_series is None
+            else {"values": list(self.cat_series), "shown": self.pictures_shown},
             # TV-H-1995-03: the bonus contest being offered or played
             "bonus": None
             if self.bonus is None
@@ -518,6 +539,14 @@ class Game(FinalRound):
             )
         self.answerer = item.seat
         out.append(Note(item.t, "cat_given", (("from", self.chooser), ("to", item.seat))))
+        series = self._cell_series()
+        if series is not None:
+            # TV-S-CAT-5: the editors' sums for picture 1, 2, …: no value to choose.
+            self.cat_series = series
+            self.pictures_shown = 1
+            out.append(Note(item.t, "cat_series", (("values", list(series)),)))
+            self._designate(item.t, item.seat, series[0], out, wrong_costs=True)
+            return
         self.stage = Stage.CAT_PRICE
         if cat.price is CatPriceRule.MIN_OR_MAX:
             prices = self._board().current.prices
@@ -543,6 +572,28 @@ class Game(FinalRound):
                 f"(TV-S-CAT-4): {item.price} is not"
             )
         self._designate(item.t, self.answerer, item.price, out, wrong_costs=True)
+
+    def _cell_series(self) -> tuple[int, ...] | None:
+        if self.cell is None:
+            return None
+        return self.setup.cat_series.get((self.board.round_index + 1, *self.cell))
+
+    def _on_cat_picture(self, item: CatPicture, out: list[Decision]) -> None:
+        """TV-S-CAT-5 DEFAULT: one answer, worth the value of the pictures shown so
+        far; each new picture lowers it and restarts the time to think."""
+        series = self.cat_series
+        if self.stage is not Stage.SPECIAL or series is None:
+            raise SequenceError("cat_picture: no picture-series cat (TV-S-CAT-5) is being played")
+        if self.pictures_shown >= len(series):
+            raise SequenceError(f"all {len(series)} pictures of the series are shown already")
+        self.pictures_shown += 1
+        self.value = series[self.pictures_shown - 1]
+        cat = self.rules.cat
+        assert cat is not None
+        self.special_deadline = item.t + cat.answer_time_ns
+        out.append(
+            Note(item.t, "cat_picture", (("shown", self.pictures_shown), ("value", self.value)))
+        )
 
     def _on_correction(self, item: Correction, out: list[Decision]) -> None:
         out.append(
@@ -819,6 +870,7 @@ class Game(FinalRound):
         self.special = None
         self.answerer = None
         self.special_deadline = None
+        self.cat_series = None
         self.objections_open = True
         if self.shootout is not None:
             if board.round_done:

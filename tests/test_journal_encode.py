@@ -28,6 +28,7 @@ SAMPLES = [
     ev.CatGive(14 * S, 3),
     ev.CatPrice(15 * S, 1000),
     ev.BonusReply(15 * S, True),
+    ev.CatPicture(15 * S),
     ev.FinalRemove(16 * S, 4),
     ev.FinalRemove(16 * S, 4, 2),
     ev.FinalStake(17 * S, 1, 250),

@@ -699,3 +699,36 @@ def test_TV_H_1995_03_the_host_offers_the_bonus_contest_and_judges_it(
         wait_stage(page, "board")
         assert rig.state()["scores"]["2"] == 0  # 0 for the Red round
         assert page.errors == []
+
+
+def test_TV_S_CAT_5_the_host_shows_picture_after_picture_and_the_value_falls(
+    browser: Any, tmp_path: Path
+) -> None:
+    cat = {"theme": "Живопись", "price": 400, "series": [500, 300, 100]}
+    questions = [
+        {"price": 100, "text": "Вопрос", "answer": ["Ответ"]},
+        {"price": 200, "text": "Чья картина?", "answer": ["Левитан"], "kind": "cat", "cat": cat},
+    ]
+    package = {
+        "format": "svoyak-package",
+        "version": 1,
+        "name": "Картинки",
+        "rounds": [{"name": "1", "themes": [{"name": "Картины", "questions": questions}]}],
+    }
+    with package_rig(tmp_path, package, game_options=STILL) as rig:
+        commands = Commands(rig.client())
+        page = host_page(browser, rig)
+        commands.ok({"type": "select", "theme": 1, "price": 200})
+        wait_stage(page, "cat_give")
+        commands.ok({"type": "cat_give", "seat": 2})
+        wait_stage(page, "special")
+        assert "Картинка 1 из 3: ответ стоит 500" in page.inner_text("#cat-series")
+        page.click("#cat-picture")
+        page.wait_for_selector("#cat-series:has-text('Картинка 2 из 3')")
+        page.click("#cat-picture")
+        page.wait_for_selector("#cat-series:has-text('ответ стоит 100')")
+        assert page.query_selector("#cat-picture") is None  # the last picture is up
+        page.click("#judge-correct")
+        wait_stage(page, "board")
+        assert rig.state()["scores"]["2"] == 100
+        assert page.errors == []

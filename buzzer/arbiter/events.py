@@ -151,6 +151,16 @@ class CatGive:
 
 
 @dataclass(slots=True, frozen=True)
+class CatPicture:
+    """The next picture of a picture-series cat is shown (TV-S-CAT-5): the answer
+    is now worth the series' next, smaller value."""
+
+    t: int
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+
+
+@dataclass(slots=True, frozen=True)
 class BonusReply:
     """The player offered the 1995 bonus contest accepts it or declines (TV-H-1995-03)."""
 
@@ -266,6 +276,7 @@ HostCommand = (
     | Pass
     | CatGive
     | CatPrice
+    | CatPicture
     | BonusReply
     | FinalRemove
     | FinalStake

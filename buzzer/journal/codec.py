@@ -18,6 +18,7 @@ from buzzer.arbiter.events import (
     Bid,
     BonusReply,
     CatGive,
+    CatPicture,
     CatPrice,
     Correction,
     Draw,
@@ -146,6 +147,7 @@ class InputParser:
             "cat_give": lambda o, n: CatGive(_t(o, n), self._seat(o, n), n),
             "cat_price": lambda o, n: CatPrice(_t(o, n), _int(o, "price", n, 1, MAX_POINTS), n),
             "bonus": lambda o, n: BonusReply(_t(o, n), _accept(o, n), n),
+            "cat_picture": lambda o, n: CatPicture(_t(o, n), n),
             "final_remove": lambda o, n: FinalRemove(
                 _t(o, n), _int(o, "theme", n, 1, 100), self._optional_seat(o, n), n
             ),
@@ -336,12 +338,14 @@ def parse_header(text: str, base: Path | None = None) -> GameSetup:
     except (OptionError, ValueError) as exc:
         raise JournalError(1, str(exc)) from None
     specials: dict[tuple[int, int, int], SpecialKind] = {}
+    series: dict[tuple[int, int, int], tuple[int, ...]] = {}
     final_themes: int | None = None
     source = obj.get("package", obj.get("board"))
     if isinstance(source, str):
         package = _package(source, base)
         rounds: tuple[RoundSpec, ...] | None = package.board_rounds()
         specials = _package_specials(package)
+        series = _package_series(package)
         if package.final is not None:
             final_themes = len(package.final.themes)
     else:
@@ -351,6 +355,7 @@ def parse_header(text: str, base: Path | None = None) -> GameSetup:
         count = _int(obj, "themes", 1, 1, 100)
         rounds = tuple(RoundSpec.numbered(r.name, count, r.prices) for r in rounds or system.rounds)
     specials.update(_specials(obj.get("specials")))
+    series.update(_header_series(obj.get("specials")))
     if obj.get("final_themes") is not None:
         final_themes = _int(obj, "final_themes", 1, 1, 20)
     central = _int(obj, "central_seat", 1, 1, len(players)) if obj.get("central_seat") else None
@@ -366,6 +371,7 @@ def parse_header(text: str, base: Path | None = None) -> GameSetup:
             final_themes,
             _birth_dates(obj.get("birth_dates"), len(players)),
             central,
+            cat_series=series,
         )
     except ValueError as exc:
         raise JournalError(1, str(exc)) from None
@@ -403,6 +409,34 @@ def _package_specials(package: Package) -> dict[tuple[int, int, int], SpecialKin
                 kind = _QUESTION_KINDS.get(question.kind)
                 if kind is not None:
                     cells.setdefault((round_no, theme_no, question.price), kind)
+    return cells
+
+
+def _package_series(package: Package) -> dict[tuple[int, int, int], tuple[int, ...]]:
+    """TV-S-CAT-5: the picture-series cats the package states (``cat.series``)."""
+    cells: dict[tuple[int, int, int], tuple[int, ...]] = {}
+    for round_no, game_round in enumerate(package.main_rounds, 1):
+        for theme_no, theme in enumerate(game_round.themes, 1):
+            for question in theme.questions:
+                if question.cat is not None and question.cat.series:
+                    cells.setdefault((round_no, theme_no, question.price), question.cat.series)
+    return cells
+
+
+def _header_series(value: Any) -> dict[tuple[int, int, int], tuple[int, ...]]:
+    """The header's picture-series cats: a cat cell of ``specials`` with ``series``
+    (``_specials`` has checked the cells themselves)."""
+    cells: dict[tuple[int, int, int], tuple[int, ...]] = {}
+    for index, cell in enumerate(value or ()):
+        if "series" not in cell:
+            continue
+        series = cell["series"]
+        if not isinstance(series, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in series
+        ):
+            raise JournalError(1, f"specials[{index}]: 'series' must be a list of whole numbers")
+        key = (int(cell.get("round", 1)), int(cell["theme"]), int(cell["price"]))
+        cells[key] = tuple(series)
     return cells
 
 

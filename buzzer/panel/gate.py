@@ -45,6 +45,7 @@ from buzzer.arbiter.events import (
     Bid,
     BonusReply,
     CatGive,
+    CatPicture,
     CatPrice,
     Correction,
     FinalJudge,
@@ -80,6 +81,7 @@ CONTEXT: dict[str, tuple[str, ...]] = {
     "cat_give": ("stage", "cell"),
     "cat_price": ("stage", "cell", "answering"),
     "bonus": ("stage", "bonus"),
+    "cat_picture": ("stage", "cell", "cat_series"),
     "final_remove": ("stage", "final"),
     "final_stake": ("stage",),
     "final_judge": ("stage", "final"),
@@ -287,6 +289,8 @@ def to_input(command: dict[str, Any], t: int) -> Input:
         return CatPrice(t, command["price"])
     if kind == "bonus":
         return BonusReply(t, command["accept"])
+    if kind == "cat_picture":
+        return CatPicture(t)
     if kind == "final_remove":
         return FinalRemove(t, command["theme"], command.get("seat"))
     if kind == "final_stake":

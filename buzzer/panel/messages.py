@@ -292,6 +292,17 @@ def _explain(command: dict[str, Any], snap: dict[str, Any]) -> tuple[str, str]:
                 f"It is {name(snap, turn)}'s turn.",
             )
         return "", ""
+    if kind == "cat_picture":
+        series = snap.get("cat_series")
+        if not series:
+            return (
+                "Сейчас не разыгрывается кот с серией картинок.",
+                "No picture-series cat is being played now.",
+            )
+        return (
+            f"Все {len(series['values'])} картинок уже показаны.",
+            f"All {len(series['values'])} pictures are shown already.",
+        )
     if kind == "bonus" and stage != "bonus_offer":
         return (
             "Бонус-конкурс сейчас никому не предлагается.",

@@ -72,6 +72,12 @@ class CatGiveCmd(_Strict):
     seat: Seat
 
 
+class CatPictureCmd(_Strict):
+    """The next picture of a picture-series cat is shown (TV-S-CAT-5)."""
+
+    type: Literal["cat_picture"]
+
+
 class BonusCmd(_Strict):
     """The player offered the 1995 bonus contest accepts it or declines (TV-H-1995-03)."""
 
@@ -163,6 +169,7 @@ Command = Annotated[
     | CatGiveCmd
     | CatPriceCmd
     | BonusCmd
+    | CatPictureCmd
     | FinalRemoveCmd
     | FinalStakeCmd
     | FinalJudgeCmd

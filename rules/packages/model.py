@@ -199,6 +199,9 @@ class CatParams:
     price: PriceChoice = field(default_factory=PriceChoice)
     receiver: CatReceiver = CatReceiver.OTHERS
     announce: CatAnnounce = CatAnnounce.AFTER
+    #: TV-S-CAT-5: a series of pictures; the answer is worth ``series[k - 1]``
+    #: after the k-th picture (smaller and smaller). Empty: one value, as usual.
+    series: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ from rules.packages.model import (
     StakeParams,
     Theme,
 )
+from rules.specials.params import picture_series_problem
 
 #: The largest package file accepted.
 MAX_JSON_BYTES: Final = 20 * 1024 * 1024
@@ -228,6 +229,8 @@ def _question_json(question: Question, *, final: bool) -> dict[str, Any]:
             "receiver": cat.receiver.value,
             "announce": cat.announce.value,
         }
+        if cat.series:
+            out["cat"]["series"] = list(cat.series)
     if not final and question.stake is not None:
         stake = {
             key: value
@@ -298,7 +301,7 @@ _QUESTION_KEYS: Final = frozenset(
 _FINAL_QUESTION_KEYS: Final = frozenset(
     {"price", "text", "say", "answer", "wrong", "comment", "media", "answer_media"}
 )
-_CAT_KEYS: Final = frozenset({"theme", "price", "receiver", "announce"})
+_CAT_KEYS: Final = frozenset({"theme", "price", "receiver", "announce", "series"})
 _STAKE_KEYS: Final = frozenset({"min", "max", "step"})
 _RANGE_KEYS: Final = _STAKE_KEYS
 _MEDIA_KEYS: Final = frozenset({"kind", "file", "inline"})
@@ -498,7 +501,18 @@ class _Reader:
             announce = self.enum(
                 data["announce"], f"{where}.announce", {a.value: a for a in CatAnnounce}
             )
-        return CatParams(theme, price, receiver, announce)
+        series = self.series(data.get("series", []), f"{where}.series")
+        return CatParams(theme, price, receiver, announce, series)
+
+    def series(self, value: object, where: str) -> tuple[int, ...]:
+        """TV-S-CAT-5: the values after picture 1, 2, …: at least two, each smaller."""
+        if not isinstance(value, list):
+            raise self.fail(where, f"must be a list of values, got {_kind(value)}")
+        values = tuple(self.integer(v, f"{where}[{i}]", low=1) for i, v in enumerate(value))
+        problem = picture_series_problem(values) if values else None
+        if problem is not None:
+            raise self.fail(where, problem)
+        return values
 
     def price_choice(self, value: object, where: str) -> PriceChoice:
         """``null``/absent: the round's min or max; a number: fixed; ``{min, max, step?}``."""

@@ -7,6 +7,7 @@ rule system is in force.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from enum import Enum
 
@@ -49,6 +50,20 @@ class BonusRules:
 
     after_round: int = 1
     questions: int = 5
+
+
+def picture_series_problem(values: tuple[int, ...]) -> str | None:
+    """What is wrong with a picture-series cat's values (TV-S-CAT-5), or None.
+
+    "Guessing after picture 1 earns one sum, after picture 2 a smaller sum":
+    two or more positive values, each smaller than the one before. The one
+    check for the package reader and the journal header alike.
+    """
+    if len(values) < 2 or any(v <= 0 for v in values):
+        return "a picture series (TV-S-CAT-5) needs two or more positive values"
+    if any(later >= earlier for earlier, later in itertools.pairwise(values)):
+        return "each value of a picture series (TV-S-CAT-5) must be smaller than the one before"
+    return None
 
 
 class NobodyPositive(Enum):

@@ -593,6 +593,16 @@
     auctionNote(box);
     // the host reads the question to the one who answers it, then judges
     questionBlock(box);
+    const series = s.cat_series;
+    if (series) {
+      // TV-S-CAT-5: each picture shown lowers what the answer is worth
+      box.append(el("p", { class: "cat-series", id: "cat-series" },
+        t("cat.series", { n: series.shown, of: series.values.length, value: s.value })));
+      if (series.shown < series.values.length) {
+        box.append(el("div", { class: "actions" }, button("cat-picture",
+          t("cat.picture", { value: series.values[series.shown] }), { type: "cat_picture" }, "secondary")));
+      }
+    }
     dock.append(answeringBox(t("special.for", { value: s.value }), s.answering, s.special_deadline),
       verdictButtons({ type: "judge" }));
   }
@@ -928,6 +938,7 @@
           : t("cmd.select.next");
       case "judge": return t("cmd.judge." + c.verdict);
       case "bonus": return t(c.accept ? "cmd.bonus.accept" : "cmd.bonus.decline");
+      case "cat_picture": return t("cmd.cat_picture");
       case "final_judge": return t("cmd.final_judge." + c.verdict, { name: n(c.seat) });
       case "final_remove": return t("cmd.final_remove", { theme: finalName(c.theme) });
       // the amounts: the command log is the host's alone
