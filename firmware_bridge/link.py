@@ -127,7 +127,11 @@ class LinkConfig:
     ping_burst: int = 8
     ping_burst_interval_s: float = 0.004
     silence_timeout_s: float = 1.5
-    hello_retry_s: float = 0.5
+    #: An unanswered HOST_HELLO is sent again this soon: a Pico answers in a few
+    #: ms, and while the handshake waits its ring of unacknowledged events fills
+    #: (256 events hold ~1.6 s of eight players hammering); a lost HELLO must cost
+    #: a tenth of a second, not half of one.
+    hello_retry_s: float = 0.1
     lamp_retry_s: float = 0.05
     #: How often the keeper sends the cumulative ACK while events await one: far
     #: below the device's 200 ms resend, and never on the press's own path.
