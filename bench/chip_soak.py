@@ -66,6 +66,7 @@ from buzzer.journal.store import JournalStore  # noqa: E402
 from buzzer.runtime.controller import Controller  # noqa: E402
 from buzzer.runtime.inputs import attach_bridge  # noqa: E402
 from buzzer.runtime.runtime import Runtime  # noqa: E402
+from hardware.selftest_game import board_for  # noqa: E402
 
 MS = 1_000_000
 #: The firmware's 8 buttons, all seated: a button comes round again every
@@ -86,26 +87,12 @@ REUSE_NS = 40 * MS
 DECIDE_TIMEOUT_S = 3.0
 
 
-PRICES = [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]
-
-
 def header(seats: int, questions: int) -> dict[str, Any]:
-    """A journal header with a cell for every question, in rounds of at most 100 themes.
-
-    The header's board takes at most 100 themes a round; the core moves on to
-    the next round by itself when the host selects "the next cell".
-    """
-    per_round = 100 * len(PRICES)
-    rounds: list[dict[str, Any]] = []
-    left = max(1, questions)
-    while left > 0:
-        themes = min(100, -(-left // len(PRICES)))
-        rounds.append({"name": f"R{len(rounds) + 1}", "themes": themes, "prices": PRICES})
-        left -= per_round
+    """A journal header with a cell for every question (the self-test's board)."""
     return {
         "rules": "sport-no-false-start",
         "players": [f"P{i}" for i in range(1, seats + 1)],
-        "board": {"rounds": rounds},
+        "board": board_for(questions),
         "settle_ms": 0,
         "seed": 7,
     }

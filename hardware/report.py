@@ -60,8 +60,20 @@ class FairnessRow:
     second_won: int = 0
     ties: int = 0
     late: int = 0
+    #: Ruled a false start, or pressed before the question was open to presses.
+    early: int = 0
     missed: int = 0
     gaps_ns: list[int] = field(default_factory=list)
+    #: Delivery delay per trial: the earlier edge's stamp → the game's decision
+    #: announced to its listeners (after the journal's commit).
+    delays_ns: list[int] = field(default_factory=list)
+
+    def delay_ms(self) -> dict[str, float | None]:
+        """The delivery delay's p99 and max (ms), None with no decision."""
+        s = sorted(self.delays_ns)
+        if not s:
+            return {"p99_ms": None, "max_ms": None}
+        return {"p99_ms": round(quantile(s, 0.99) / 1e6, 3), "max_ms": round(s[-1] / 1e6, 3)}
 
     @property
     def decided(self) -> int:
@@ -76,8 +88,8 @@ class FairnessRow:
 
     @property
     def ok(self) -> bool:
-        """Right every time from 100 µs up; never late, never missed."""
-        clean = self.late == 0 and self.missed == 0
+        """Right every time from 100 µs up; never late, early or missed."""
+        clean = self.late == 0 and self.early == 0 and self.missed == 0
         if self.offset_us >= 100:
             return clean and self.first_won == self.trials
         return clean
@@ -151,6 +163,8 @@ class SelftestReport:
     fairness: list[FairnessRow] = field(default_factory=list)
     fairness_rules: str = ""
     fairness_pair: tuple[str, str] | None = None
+    #: The running game's wait bound (ms) the fairness presses went through.
+    fairness_wait_bound_ms: float | None = None
     bounce: list[BounceRow] = field(default_factory=list)
     glitch: list[GlitchRow] = field(default_factory=list)
     phantom: list[PhantomRow] = field(default_factory=list)
@@ -222,6 +236,8 @@ class SelftestReport:
             "fairness": {
                 "rules": self.fairness_rules,
                 "pair": list(self.fairness_pair) if self.fairness_pair else None,
+                "through": "the live runtime (sources, wait bound, SQLite journal, listeners)",
+                "wait_bound_ms": self.fairness_wait_bound_ms,
                 "rows": [
                     {
                         "offset_us": r.offset_us,
@@ -230,8 +246,11 @@ class SelftestReport:
                         "second_won": r.second_won,
                         "ties": r.ties,
                         "late": r.late,
+                        "early": r.early,
                         "missed": r.missed,
+                        "order_errors": r.second_won,
                         "correct_share": r.correct_share,
+                        "delivery_delay": r.delay_ms(),
                         "gap_median_us": (
                             round(statistics.median(r.gaps_ns) / NS_PER_US, 3)
                             if r.gaps_ns
@@ -323,23 +342,29 @@ class SelftestReport:
             lines.append("(jitter: standard deviation)")
         if self.fairness:
             a, b = self.fairness_pair or ("?", "?")
+            bound = self.fairness_wait_bound_ms
             lines += [
                 "",
                 f"fairness: {describe_key(a)} and {describe_key(b)} pressed an offset apart "
-                f"(the first alternating), through GameCore ({self.fairness_rules})",
+                f"(the first alternating), into a running {self.fairness_rules} game "
+                + ("" if bound is None else f"(wait bound {bound:g} ms, SQLite journal)"),
                 f"{'offset µs':>10}{'trials':>8}{'right':>8}{'wrong':>8}{'ties':>6}{'late':>6}"
-                f"{'missed':>8}{'share':>8}{'gap µs':>10}",
+                f"{'early':>7}{'missed':>8}{'share':>8}{'gap µs':>10}"
+                f"{'delay p99':>11}{'max ms':>9}",
             ]
             for fr in self.fairness:
                 share = "n/a" if fr.correct_share is None else f"{fr.correct_share:.0%}"
                 gap = f"{statistics.median(fr.gaps_ns) / NS_PER_US:.1f}" if fr.gaps_ns else "-"
+                delay = ["-" if v is None else f"{v:.2f}" for v in fr.delay_ms().values()]
                 lines.append(
                     f"{fr.offset_us:>10}{fr.trials:>8}{fr.first_won:>8}{fr.second_won:>8}{fr.ties:>6}"
-                    f"{fr.late:>6}{fr.missed:>8}{share:>8}{gap:>10}{'' if fr.ok else '  FAIL'}"
+                    f"{fr.late:>6}{fr.early:>7}{fr.missed:>8}{share:>8}{gap:>10}"
+                    f"{delay[0]:>11}{delay[1]:>9}{'' if fr.ok else '  FAIL'}"
                 )
             lines.append(
-                "(right: the first-pressed won; at 0 µs there is no right answer: ties and "
-                "either winner are fair; gap: the stamps' median difference)"
+                "(right: the first-pressed won, as commanded; wrong: an order error; at 0 µs "
+                "there is no right answer: ties and either winner are fair; gap: the stamps' "
+                "median difference; delay: the earlier edge's stamp → the game's decision, ms)"
             )
         if self.bounce:
             lines += [

@@ -22,9 +22,12 @@ latency
     was driven; min / median / p99 / max and the jitter (standard deviation).
 fairness
     Two buttons pressed with known offsets (0, 10, 100, 1000 µs), the first
-    alternating, through the real core (:class:`buzzer.core.GameCore`, a
-    ``tv-modern`` or ``championship-2003`` game, its settle window): the share
-    of right winners, ties, late presses, and the gap the stamps measured.
+    alternating, into a running game (:mod:`hardware.selftest_game`: the
+    runtime, its sources and wait bound, a SQLite journal; a ``tv-modern`` or
+    ``championship-2003`` game): per offset the order errors against the
+    commanded order, ties, late and early rulings, missed presses, the
+    delivery delay (edge stamp → the decision announced) p99 and max, and
+    the gap the stamps measured.
 bounce
     A burst of edges within the hold-off counts as one press, stamped at the
     burst's first edge.
@@ -52,11 +55,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from buzzer.arbiter.decisions import Decision, Ignored, Recognized, Tie
-from buzzer.arbiter.events import Press, ReadingEnd, ReadingStart, Select, Tick
-from buzzer.arbiter.params import DEFAULT_SETTLE_NS
-from buzzer.core import GameCore
+from buzzer.arbiter.events import Press, Release
 from buzzer.errors import SvoyakError
+from buzzer.runtime.runtime import DEFAULT_WAIT_BOUND_NS
 from hardware.buttons import (
     PRESS_INPUTS,
     ButtonBank,
@@ -78,6 +79,7 @@ from hardware.report import (
     SelftestReport,
     StuckRow,
 )
+from hardware.selftest_game import SelftestGame
 
 NS_PER_US = 1_000
 NS_PER_MS = 1_000_000
@@ -94,6 +96,15 @@ REPLY_TIMEOUT_S = 1.0
 #: The chip model's paced CPU runs ``main.py``'s loop many times slower than a
 #: Pico does (see docs/chip-model.md): a press takes that much longer to come back.
 CHIP_REPLY_TIMEOUT_S = 5.0
+#: The live game's wait bound on the chip model: its paced CPU sends the
+#: firmware's 1 ms heartbeat only every 100-150 ms on a busy machine (see
+#: docs/chip-model.md), so the game's 100 ms would rule its presses late for
+#: the emulation's slowness, not the firmware's. A real Pico gets the game's own.
+CHIP_WAIT_BOUND_NS = 3_000_000_000
+#: A Pico's presses are stamped on the link's fit of its clock, not on the
+#: host's own: the question opens this long before the pair, so that the fit's
+#: error (≈1 ms on the chip model) cannot make a fair press a false start.
+LINK_LEAD_NS = 20_000_000
 #: Why the stuck check does not run through the Pico bridge (the report says so).
 PICO_NO_STUCK = (
     "the Pico path has no stuck-button detection: the firmware and BridgeLink report "
@@ -235,7 +246,8 @@ EMULATOR_CONTRACT = (
     "firmware_bridge.emulator.selftest_pulse_source(keys, sink) -> an object with the "
     "hardware.selftest.PulseSource methods, which runs the firmware emulator on a pty, "
     "connects firmware_bridge.link to it, and delivers each press to sink(Press(t, seat)) "
-    "with t mapped onto the host's monotonic clock"
+    "with t mapped onto the host's monotonic clock; its .link (the BridgeLink) has a "
+    "watermark() that proves the game's Pico source"
 )
 
 
@@ -280,11 +292,41 @@ class EmulatorPulses:
     def burst(self, key: str, edges: int, spacing_ns: int) -> int:
         return self._source.burst(key, edges, spacing_ns)
 
+    @property
+    def link(self) -> Any:
+        """The emulator's ``BridgeLink`` (the game's Pico source is proven by it)."""
+        return getattr(self._source, "link", None)
+
     def close(self) -> None:
         self._source.close()
 
 
 # -- the rig ---------------------------------------------------------------------
+
+
+class RigSink:
+    """Where the input path delivers: the checks' queue, and a running game while one listens.
+
+    The input path's own thread calls it (gpiozero's callbacks, the Pico
+    link's reader), so a press reaches the game the way it does in
+    ``svoyak run``: from that thread, stamped at the edge, never re-sent by
+    the check.
+    """
+
+    def __init__(self) -> None:
+        self.queue: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+        #: The running game's source while the fairness check runs (None: no game).
+        self.game: Callable[[Press | Release], object] | None = None
+        #: The game's seats: a button beyond them has no seat in it (as in a game).
+        self.seats = 0
+
+    def __call__(self, event: ButtonEvent) -> None:
+        self.queue.put(event)
+        game = self.game
+        if game is None or not isinstance(event, Press | Release):
+            return
+        if 1 <= event.seat <= self.seats:
+            game(event)
 
 
 @dataclass
@@ -315,6 +357,12 @@ class Rig:
     no_glitch_check: str | None = None
     #: The pin factory of a GPIO rig: the phantom check drives the lamps on it.
     pin_factory: Any = None
+    #: What the input path delivers to (the queue behind :attr:`inputs`, and the game).
+    sink: RigSink | None = None
+    #: The Pico's link (a ``BridgeLink``), whose watermark proves the game's Pico source.
+    link: Any = None
+    #: The live game's wait bound for this input path (None: the game's own).
+    wait_bound_ns: int | None = None
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -384,11 +432,12 @@ def gpio_rig(
             "1 kΩ, or a tenth of an external pull-up) to each button input and list them, "
             "e.g. [selftest.loopback] 1 = 7"
         )
-    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    sink = RigSink()
+    inputs = sink.queue
     bank = ButtonBank(
         pinmap,
         pin_factory,
-        inputs.put,
+        sink,
         hold_off_ns=hold_off_ns,
         stuck_ns=stuck_ns if stuck_ns is not None else round(DEFAULT_TEST_STUCK_S * 1e9),
     )
@@ -408,13 +457,15 @@ def gpio_rig(
         [bank.close],
         glitch_ns=bank.glitch_ns,
         pin_factory=pin_factory,
+        sink=sink,
     )
 
 
 def emulator_rig(pinmap: PinMap, *, hold_off_ns: int | None = None) -> Rig:
     """The rig through the firmware emulator (see :class:`EmulatorPulses`)."""
-    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
-    source = EmulatorPulses([str(s) for s in pinmap.seats], inputs.put)
+    sink = RigSink()
+    inputs = sink.queue
+    source = EmulatorPulses([str(s) for s in pinmap.seats], sink)
     hold_off = pinmap.hold_off_ns if hold_off_ns is None else hold_off_ns
     return Rig(
         pinmap,
@@ -424,6 +475,8 @@ def emulator_rig(pinmap: PinMap, *, hold_off_ns: int | None = None) -> Rig:
         None,
         no_stuck_check=PICO_NO_STUCK,
         no_glitch_check=PICO_NO_GLITCH,
+        sink=sink,
+        link=source.link,
     )
 
 
@@ -453,9 +506,10 @@ def chip_rig(pinmap: PinMap, *, hold_off_ns: int | None = None) -> Rig:
             f"--hold-off-ms: the chip runs the firmware's own hold-off "
             f"({firmware_hold_off / NS_PER_MS:g} ms, HOLDOFF_US in main.py); leave it out"
         )
-    inputs: queue.SimpleQueue[ButtonEvent] = queue.SimpleQueue()
+    sink = RigSink()
+    inputs = sink.queue
     try:
-        source = selftest_pulse_source([str(s) for s in pinmap.seats], inputs.put)
+        source = selftest_pulse_source([str(s) for s in pinmap.seats], sink)
     except ChipModelError as exc:
         raise SelftestUnavailable(str(exc)) from None
     return Rig(
@@ -469,6 +523,9 @@ def chip_rig(pinmap: PinMap, *, hold_off_ns: int | None = None) -> Rig:
         fatal=(ChipModelError,),
         reply_timeout_s=CHIP_REPLY_TIMEOUT_S,
         pins=source.pins(),
+        sink=sink,
+        link=source.link,
+        wait_bound_ns=CHIP_WAIT_BOUND_NS,
     )
 
 
@@ -582,12 +639,13 @@ def check_latency(rig: Rig, count: int, progress: Progress) -> list[LatencyRow]:
     return list(rows.values())
 
 
-def _fairness_setup(rules_id: str, seats: int) -> Any:
-    from rules.game import GameSetup
-    from rules.profiles import find_rules
-
-    players = tuple(f"seat {s}" for s in range(1, seats + 1))
-    return GameSetup(find_rules(rules_id), players, chooser=1)
+def _game_sink(rig: Rig, game: SelftestGame) -> Callable[[Press | Release], object]:
+    """The game's source for this input path, proven as ``svoyak run`` proves it."""
+    if rig.link is not None:
+        return game.link_sink(rig.link)
+    if rig.bank is not None:
+        return game.gpio_sink(rig.bank.proven_until)
+    raise SelftestUnavailable("fairness: this input path has neither a Pico link nor a GPIO bank")
 
 
 def check_fairness(
@@ -597,59 +655,72 @@ def check_fairness(
     offsets_us: Sequence[int],
     trials: int,
     progress: Progress,
-    settle_ns: int = DEFAULT_SETTLE_NS,
 ) -> list[FairnessRow]:
-    """Two buttons pressed ``offset`` apart, the first alternating, through a fresh core each."""
-    setup = _fairness_setup(rules_id, len(rig.pinmap.seats))
-    first_price = setup.rules.rounds[0].prices[0]
+    """Two buttons pressed ``offset`` apart, the first alternating, into a running game.
+
+    The game is the one ``svoyak run`` would run (:mod:`hardware.selftest_game`):
+    each trial the host opens the next question and reads it to its end, the
+    rig presses the pair, the input path's thread delivers both presses to the
+    runtime, and the outcome is the game's decision as the panel hears it:
+    compared with the *commanded* order, never with the stamps under test.
+    """
+    if rig.sink is None:
+        raise SelftestUnavailable("fairness: this rig's input path cannot feed a game")
+    game = SelftestGame(
+        rules_id,
+        len(rig.pinmap.seats),
+        trials * len(offsets_us),
+        wait_bound_ns=rig.wait_bound_ns,
+    )
+    rig.sink.seats = len(rig.pinmap.seats)
+    rig.sink.game = _game_sink(rig, game)
+    lead_ns = LINK_LEAD_NS if rig.link is not None else 0
     gap_ns = rig.hold_off_ns + 2 * NS_PER_MS
     rows: list[FairnessRow] = []
-    for offset in offsets_us:
-        row = FairnessRow(offset)
-        for trial in range(trials):
-            first, second = pair if trial % 2 == 0 else (pair[1], pair[0])
-            core = GameCore(setup)
-            out: list[Decision] = []
-            t_before = time.monotonic_ns()
-            _drain(rig)
-            t1, _ = rig.source.press_pair(first, second, offset * NS_PER_US)
-            got = _collect(rig, _pressed(first, second), rig.reply_timeout_s)
-            presses = [e for e in got if isinstance(e, Press)]
-            row.trials += 1
-            stamps = {key_of(p): p.t for p in presses}
-            if first not in stamps or second not in stamps:
-                row.missed += 1
-            else:
-                row.gaps_ns.append(stamps[second] - stamps[first])
-                # The reading ended 3 ms before the pair: before the host's "now" at
-                # the press and before both stamps, so a link whose clock mapping is
-                # off (the latency check's business) cannot make them false starts.
-                t0 = min(t_before, *stamps.values()) - 3 * NS_PER_MS
-                for item in (Select(t0, 1, first_price), ReadingStart(t0 + 1), ReadingEnd(t0 + 2)):
-                    core.push(item, out)
-                out = []
-                for press in presses:
-                    core.push(press, out)
-                core.push(Tick(max(stamps.values()) + settle_ns + 1), out)
-                if any(isinstance(d, Tie) for d in out):
-                    row.ties += 1
-                elif any(isinstance(d, Ignored) and d.reason == "late" for d in out):
+    try:
+        for offset in offsets_us:
+            row = FairnessRow(offset)
+            for trial in range(trials):
+                first, second = pair if trial % 2 == 0 else (pair[1], pair[0])
+                _drain(rig)
+                number = game.open_question()
+                if lead_ns:
+                    _sleep_until(time.monotonic_ns() + lead_ns)
+                t1, _ = rig.source.press_pair(first, second, offset * NS_PER_US)
+                got = _collect(rig, _pressed(first, second), rig.reply_timeout_s)
+                stamps = {key_of(p): p.t for p in got if isinstance(p, Press)}
+                seats = (int(first), int(second))
+                outcome = game.outcome(number, seats, rig.reply_timeout_s)
+                row.trials += 1
+                if first in stamps and second in stamps:
+                    row.gaps_ns.append(stamps[second] - stamps[first])
+                if outcome.decided_ns is not None and stamps:
+                    row.delays_ns.append(outcome.decided_ns - min(stamps.values()))
+                if first not in stamps or second not in stamps:
+                    row.missed += 1
+                elif outcome.late:
                     row.late += 1
+                elif outcome.early:
+                    row.early += 1
+                elif outcome.tie:
+                    row.ties += 1
+                elif outcome.winner == seats[0]:
+                    row.first_won += 1
+                elif outcome.winner == seats[1]:
+                    row.second_won += 1
                 else:
-                    winner = next((d.seat for d in out if isinstance(d, Recognized)), None)
-                    if winner == int(first):
-                        row.first_won += 1
-                    elif winner == int(second):
-                        row.second_won += 1
-                    else:
-                        row.missed += 1
-            _sleep_until(t1 + gap_ns)
-            t_release = time.monotonic_ns()
-            rig.source.release(first)
-            rig.source.release(second)
-            _sleep_until(t_release + gap_ns)
-            progress.step(f"fairness {offset} µs")
-        rows.append(row)
+                    row.missed += 1
+                game.close_question(answered=outcome.winner is not None)
+                _sleep_until(t1 + gap_ns)
+                t_release = time.monotonic_ns()
+                rig.source.release(first)
+                rig.source.release(second)
+                _sleep_until(t_release + gap_ns)
+                progress.step(f"fairness {offset} µs")
+            rows.append(row)
+    finally:
+        rig.sink.game = None
+        game.close()
     return rows
 
 
@@ -873,6 +944,8 @@ def run_selftest(
     if "fairness" in checks and pair is not None:
         report.fairness_rules = options.rules
         report.fairness_pair = (pair[0], pair[1])
+        bound = DEFAULT_WAIT_BOUND_NS if rig.wait_bound_ns is None else rig.wait_bound_ns
+        report.fairness_wait_bound_ms = bound / NS_PER_MS
         report.fairness = check_fairness(
             rig, options.rules, report.fairness_pair, options.offsets_us, options.trials, bar
         )

@@ -108,7 +108,7 @@ def test_selftest_table_championship(tmp_path: Path, capsys: pytest.CaptureFixtu
     table = out.out
     assert "latency (µs): input edge stamp − output drive time" in table
     assert "seat 2 and seat 3 pressed an offset apart" in table
-    assert "(championship-2003)" in table
+    assert "into a running championship-2003 game (wait bound 100 ms, SQLite journal)" in table
     assert "bounce" not in table
     assert status == 0, table
     verdict = "all checks passed"
@@ -236,7 +236,8 @@ class FakeFirmware:
     """What ``firmware_bridge`` is asked to provide: presses stamped at the pin, sent to ``sink``.
 
     Stands in for the emulator and the link: the stamp is the drive time plus
-    a fixed 7 µs, the firmware's hold-off turns a burst into one press.
+    a fixed 7 µs, the firmware's hold-off turns a burst into one press. Its
+    presses are handed over as they are made, so its link's watermark is now.
     """
 
     label = "fake firmware"
@@ -245,6 +246,7 @@ class FakeFirmware:
         self.keys = keys
         self.sink = sink
         self.down: set[str] = set()
+        self.link = types.SimpleNamespace(watermark=time.monotonic_ns)
 
     def channels(self) -> tuple[str, ...]:
         return self.keys
