@@ -99,6 +99,7 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
         SelftestUnavailable,
         chip_rig,
         emulator_rig,
+        generator_rig,
         gpio_rig,
         run_selftest,
     )
@@ -134,6 +135,15 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
         elif args.emulate:
             rig = emulator_rig(pinmap, hold_off_ns=hold_off_ns)
             mode = "emulate"
+        elif args.generator:
+            rig = generator_rig(
+                pinmap,
+                factory,
+                args.generator,
+                hold_off_ns=hold_off_ns,
+                stuck_ns=round(args.stuck_s * 1e9),
+            )
+            mode = "generator"
         else:
             rig = gpio_rig(
                 pinmap,
@@ -212,12 +222,13 @@ def add_commands(subparsers: Any) -> None:
         "selftest",
         help="the technician's self-test: latency, fairness, bounce, glitches, stuck buttons",
         description="Press the buttons through loopbacks (an output pin wired to each button "
-        "input; --simulate: gpiozero mock pins; --emulate: the Pico firmware emulator; "
+        "input; --generator PORT: a second Pico's PIO wired to the inputs, the independent "
+        "reference; --simulate: gpiozero mock pins; --emulate: the Pico firmware emulator; "
         "--emulate --chip: the real firmware on an emulated RP2040, MicroPython v1.28 + "
         "rp2040js, presses at exact offsets on the chip's own clock, needs Node.js and "
         "`npm ci --prefix firmware_bridge/chip`) and "
         "measure: latency per button (edge stamp minus drive time), fairness of two presses "
-        "an offset apart through the real core, bounce filtering, that a spike is not a "
+        "an offset apart through a running game, bounce filtering, that a spike is not a "
         "press (the glitch check), that no press comes while every lamp switches (phantom), "
         "stuck-button detection (the last three not on the Pico path: reported as not run). "
         "A table (or --json) on stdout, a histogram PNG, a progress bar on stderr. "
@@ -229,6 +240,13 @@ def add_commands(subparsers: Any) -> None:
     )
     source.add_argument(
         "--emulate", action="store_true", help="through the Pico firmware emulator on a pty"
+    )
+    source.add_argument(
+        "--generator",
+        metavar="PORT",
+        help="press the Pi's buttons with the pulse generator on PORT (a second Pico running "
+        "firmware_bridge/generator/main.py, GP2.. wired to seats 1..; edges exact to 40 ns), "
+        "e.g. /dev/serial/by-id/usb-MicroPython_Board_in_FS_mode_…-if00",
     )
     selftest.add_argument(
         "--chip",

@@ -241,6 +241,99 @@ class LoopbackPulses:
             device.close()
 
 
+#: A burst through the generator ends with its own release this long after its
+#: last edge, in the same RUN: the release's stamp minus the press's then shows
+#: which edge the press was stamped at, on the generator's exact clock.
+GENERATOR_BURST_RELEASE_NS = 30 * 1_000_000
+#: The glitch check's spike through the generator: 1 µs, exact.
+GENERATOR_SPIKE_NS = 1_000
+#: Why the latency check does not run through the generator (the report says so).
+GENERATOR_NO_LATENCY = (
+    "the generator's edges are exact relative to each other, not on this host's clock: "
+    "edge stamp minus drive time cannot be measured with it (the fairness rows give the "
+    "delivery delay, edge stamp to decision)"
+)
+
+
+class GeneratorPulses:
+    """``--generator PORT``: a second Pico's PIO presses the buttons, edges exact to a cycle.
+
+    The independent reference the self-test needs on real wiring: the
+    generator sets all its outputs with one PIO instruction, so a pair
+    commanded 2 µs apart is 2 µs apart on the cables (to its 40 ns step),
+    whatever the Pi or USB do meanwhile. Channel ``k`` (GP2 + k) is wired
+    to the ``k``-th seat of the pin map. Returned "drive times" are the host
+    time each command was sent: the edges follow by the USB's latency, so
+    only the checks that need no host-clock drive time use them.
+    """
+
+    def __init__(self, generator: Any, channels: Mapping[str, int], active_low: Mapping[str, bool]):
+        self.generator = generator
+        self.label = (
+            f"pulse generator on {generator.url} (a Pico's PIO, "
+            f"{generator.info.resolution_ns:g} ns steps), wired to the button inputs"
+        )
+        self._channels = dict(channels)
+        self._active_low = dict(active_low)
+        self._down: set[str] = set()
+        self.burst_release_ns = GENERATOR_BURST_RELEASE_NS
+
+    def _levels(self, down: set[str]) -> int:
+        levels = 0xFF
+        for key, channel in self._channels.items():
+            pressed = key in down
+            high = pressed != self._active_low[key]
+            if not high:
+                levels &= ~(1 << channel)
+        return levels
+
+    def channels(self) -> tuple[str, ...]:
+        return tuple(self._channels)
+
+    def press(self, key: str) -> int:
+        self._down.add(key)
+        return int(self.generator.run([(self._levels(self._down), 0)]))
+
+    def release(self, key: str) -> int:
+        self._down.discard(key)
+        return int(self.generator.run([(self._levels(self._down), 0)]))
+
+    def press_pair(self, first: str, second: str, offset_ns: int) -> tuple[int, int]:
+        """At 0 ns one step sets both: the very same instruction, a true tie."""
+        one = self._levels(self._down | {first})
+        self._down |= {first, second}
+        both = (self._levels(self._down), 0)
+        steps = [(one, offset_ns), both] if offset_ns else [both]
+        t = int(self.generator.run(steps))
+        return t, t + offset_ns
+
+    def burst(self, key: str, edges: int, spacing_ns: int) -> int:
+        """``edges`` edges ``spacing_ns`` apart, then the release ``burst_release_ns`` on."""
+        rest, down = self._levels(self._down - {key}), self._levels(self._down | {key})
+        steps = [(down if i % 2 == 0 else rest, spacing_ns) for i in range(edges)]
+        steps[-1] = (steps[-1][0], self.burst_release_ns)
+        steps.append((rest, 0))
+        self._down.discard(key)
+        return int(self.generator.run(steps))
+
+    def spike(self, key: str, width_ns: int) -> tuple[int, int]:
+        """One press ``width_ns`` long, in one RUN: exact, however slow the USB."""
+        t = int(
+            self.generator.run(
+                [(self._levels(self._down | {key}), width_ns), (self._levels(self._down), 0)]
+            )
+        )
+        return t, t + width_ns
+
+    def close(self) -> None:
+        try:
+            if self._down:
+                self._down.clear()
+                self.generator.run([(self._levels(self._down), 0)])
+        finally:
+            self.generator.close()
+
+
 #: What ``--emulate`` expects from ``firmware_bridge`` (built in parallel, issue 4 part 3).
 EMULATOR_CONTRACT = (
     "firmware_bridge.emulator.selftest_pulse_source(keys, sink) -> an object with the "
@@ -363,6 +456,8 @@ class Rig:
     link: Any = None
     #: The live game's wait bound for this input path (None: the game's own).
     wait_bound_ns: int | None = None
+    #: Why this pulse source cannot run the latency check (None: it can).
+    no_latency_check: str | None = None
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -394,6 +489,18 @@ class Rig:
 def spare_pins(pinmap: PinMap) -> list[int]:
     used = pinmap.used_pins()
     return [p for p in range(FIRST_PIN, LAST_PIN + 1) if p not in used]
+
+
+def _test_bank(
+    pinmap: PinMap,
+    pin_factory: Any,
+    sink: RigSink,
+    hold_off_ns: int | None,
+    stuck_ns: int | None,
+) -> ButtonBank:
+    """The game's input path for a GPIO rig, with the self-test's short stuck threshold."""
+    stuck = stuck_ns if stuck_ns is not None else round(DEFAULT_TEST_STUCK_S * 1e9)
+    return ButtonBank(pinmap, pin_factory, sink, hold_off_ns=hold_off_ns, stuck_ns=stuck)
 
 
 def gpio_rig(
@@ -434,13 +541,7 @@ def gpio_rig(
         )
     sink = RigSink()
     inputs = sink.queue
-    bank = ButtonBank(
-        pinmap,
-        pin_factory,
-        sink,
-        hold_off_ns=hold_off_ns,
-        stuck_ns=stuck_ns if stuck_ns is not None else round(DEFAULT_TEST_STUCK_S * 1e9),
-    )
+    bank = _test_bank(pinmap, pin_factory, sink, hold_off_ns, stuck_ns)
     try:
         outputs = {key: (pin, buttons[key].active_low) for key, pin in wiring.items()}
         source = LoopbackPulses(label, outputs, pin_factory)
@@ -458,6 +559,55 @@ def gpio_rig(
         glitch_ns=bank.glitch_ns,
         pin_factory=pin_factory,
         sink=sink,
+    )
+
+
+def generator_rig(
+    pinmap: PinMap,
+    pin_factory: Any,
+    port: str,
+    *,
+    hold_off_ns: int | None = None,
+    stuck_ns: int | None = None,
+) -> Rig:
+    """``--generator PORT``: the Pi's buttons pressed by the pulse generator on ``port``.
+
+    The input path is the game's (a :class:`ButtonBank` on the real pin
+    factory); the generator's channel ``k`` is the pin map's ``k``-th seat.
+    """
+    from firmware_bridge.generator import GeneratorError, PulseGenerator
+
+    buttons = pinmap.buttons()
+    seats = [str(s) for s in pinmap.seats]
+    try:
+        generator = PulseGenerator(port)
+    except GeneratorError as exc:
+        raise SelftestUnavailable(str(exc)) from None
+    wired = seats[: generator.info.channels]
+    sink = RigSink()
+    try:
+        bank = _test_bank(pinmap, pin_factory, sink, hold_off_ns, stuck_ns)
+    except BaseException:
+        generator.close()
+        raise
+    source = GeneratorPulses(
+        generator,
+        {key: channel for channel, key in enumerate(wired)},
+        {key: buttons[key].active_low for key in wired},
+    )
+    return Rig(
+        pinmap,
+        source,
+        sink.queue,
+        bank.hold_off_ns,
+        bank.stuck_ns,
+        bank,
+        [bank.close],
+        fatal=(GeneratorError,),
+        glitch_ns=bank.glitch_ns,
+        pin_factory=pin_factory,
+        sink=sink,
+        no_latency_check=GENERATOR_NO_LATENCY,
     )
 
 
@@ -738,13 +888,47 @@ def check_bounce(rig: Rig, progress: Progress) -> list[BounceRow]:
         first = _presses_of(got, key)
         if first:
             rig.wait_delivered(first[0].t + 2 * rig.hold_off_ns + NS_PER_MS)
-        presses = _presses_of(got + _drain(rig), key)
-        first_edge = bool(presses) and presses[0].t < t0 + BURST_SPACING_NS
+        events = got + _drain(rig)
+        presses = _presses_of(events, key)
+        release_after = getattr(rig.source, "burst_release_ns", None)
+        if release_after is None:
+            first_edge = bool(presses) and presses[0].t < t0 + BURST_SPACING_NS
+        else:
+            # The burst ended with its own release, exactly release_after past its
+            # last edge: stamped at the first edge, the press is that plus the
+            # burst's length before the release; at any later edge, less.
+            first_edge = _stamped_at_first_edge(
+                rig, key, presses, events, (BURST_EDGES - 1) * BURST_SPACING_NS + release_after
+            )
         rows.append(BounceRow(key, rig.pin(key), BURST_EDGES, len(presses), first_edge))
         t_release = rig.source.release(key)
         _sleep_until(t_release + gap_ns)
         progress.step("bounce")
     return rows
+
+
+def _stamped_at_first_edge(
+    rig: Rig,
+    key: str,
+    presses: list[ButtonEvent],
+    events: list[ButtonEvent],
+    press_to_release_ns: int,
+) -> bool:
+    """The press's stamp is the burst's first edge: its release came ``press_to_release_ns``
+    after it (within half an edge spacing), on the pulse source's own exact clock."""
+    if not presses:
+        return False
+    releases = [e for e in events if isinstance(e, Release) and key_of(e) == key]
+    if not releases:
+        releases = [
+            e
+            for e in _collect(rig, lambda got: any(isinstance(e, Release) for e in got), 1.0)
+            if isinstance(e, Release) and key_of(e) == key
+        ]
+    if not releases:
+        return False
+    measured = releases[0].t - presses[0].t
+    return abs(measured - press_to_release_ns) < BURST_SPACING_NS // 2
 
 
 def check_glitch(rig: Rig, progress: Progress) -> list[GlitchRow]:
@@ -758,8 +942,12 @@ def check_glitch(rig: Rig, progress: Progress) -> list[GlitchRow]:
     glitch_ns = rig.glitch_ns or 0
     for key in rig.keys:
         _drain(rig)
-        t_on = rig.source.press(key)
-        t_off = rig.source.release(key)
+        spike = getattr(rig.source, "spike", None)
+        if spike is not None:
+            t_on, t_off = spike(key, GENERATOR_SPIKE_NS)
+        else:
+            t_on = rig.source.press(key)
+            t_off = rig.source.release(key)
         settled = t_off + glitch_ns + rig.hold_off_ns + 2 * NS_PER_MS
         _sleep_until(settled)
         _wait_proven(rig, settled)
@@ -914,7 +1102,7 @@ def run_selftest(
     if "fairness" in checks and (pair is None or len(pair) != 2):
         raise SelftestUnavailable("fairness needs two player buttons the rig can press")
     total = 0
-    if "latency" in checks:
+    if "latency" in checks and rig.no_latency_check is None:
         total += options.count
     if "fairness" in checks:
         total += options.trials * len(options.offsets_us)
@@ -940,7 +1128,10 @@ def run_selftest(
     if "stuck" in checks and rig.bank is not None:
         report.held_at_start = sorted(rig.bank.held_at_start())
     if "latency" in checks:
-        report.latency = check_latency(rig, options.count, bar)
+        if rig.no_latency_check is None:
+            report.latency = check_latency(rig, options.count, bar)
+        else:
+            report.not_run["latency"] = rig.no_latency_check
     if "fairness" in checks and pair is not None:
         report.fairness_rules = options.rules
         report.fairness_pair = (pair[0], pair[1])

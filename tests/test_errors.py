@@ -19,7 +19,7 @@ from buzzer.errors import SvoyakError
 
 PACKAGES = ("buzzer", "rules", "hardware", "display", "firmware_bridge")
 #: Runs on the Pico under MicroPython (imports ``machine``, ``rp2``): not a host module.
-NOT_HOST = ("firmware_bridge.firmware",)
+NOT_HOST = ("firmware_bridge.firmware", "firmware_bridge.generator.main")
 
 
 def project_errors() -> list[type[BaseException]]:

@@ -46,6 +46,22 @@ const SLICE_NS = 200_000; // emulated time between two looks at the pipe and the
 const TIME_REPORT_NS = 10_000_000;
 const MAX_CYCLE_NS = 400; // a paced CPU never runs slower than ~2.5 MHz
 const PACE_HORIZON_NS = 50_000_000;
+// A state machine's SHIFTCTRL (SM0's; each next one SM_STRIDE on) and its FJOIN_TX bit.
+const SM0_SHIFTCTRL = 0x0d0;
+const SM_STRIDE = 0x18;
+const SHIFTCTRL_FJOIN_TX = 1 << 30;
+
+/**
+ * rp2040js gives every state machine two 4-word FIFOs whatever SHIFTCTRL says;
+ * the RP2040 joins them into one 8-word TX FIFO when FJOIN_TX is set (the pulse
+ * generator queues a RUN's 8 steps in it). Modelled here for TX; FJOIN_RX (the
+ * button firmware's capture) is left at rp2040js's 4 words for now.
+ */
+function joinTxFifo(sm) {
+  if (!sm) return;
+  const want = sm.shiftCtrl & SHIFTCTRL_FJOIN_TX ? 8 : 4;
+  if (sm.txFIFO.size !== want) sm.txFIFO = new sm.txFIFO.constructor(want);
+}
 
 function parseArgs(argv) {
   const args = { pace: false, driftPpm: 0, startUs: 0, logLevel: 'error' };
@@ -123,6 +139,9 @@ class Chip {
       pio.writeUint32 = (offset, value) => {
         write(offset, value);
         if (offset === 0) this.refreshPio(); // CTRL: a state machine started or stopped
+        else if (offset >= SM0_SHIFTCTRL && (offset - SM0_SHIFTCTRL) % SM_STRIDE === 0) {
+          joinTxFifo(pio.machines[(offset - SM0_SHIFTCTRL) / SM_STRIDE]);
+        }
       };
     }
     this.mcu = mcu;

@@ -40,7 +40,7 @@ import threading
 import time
 import tty
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -210,6 +210,9 @@ class ChipModel:
         self.edge_log: list[AppliedEdge] = []
         #: (pin, state, ns, wall_ns) of every change of a watched output (the lamps)
         self.pin_log: list[tuple[int, int, int, int]] = []
+        #: Called with (pin, state, ns) on each such change, from the reader thread:
+        #: what wires a watched output to something outside the chip.
+        self.on_pin: Callable[[int, int, int], None] | None = None
         self.resets: list[tuple[str, int]] = []
         #: (emulated ns, bytes) of each chunk the firmware wrote, as the harness relayed it
         self.cdc_log: list[tuple[int, int]] = []
@@ -392,6 +395,8 @@ class ChipModel:
                 self.edge_log.append(AppliedEdge(ev["pin"], ev["level"], ev["ns"], ev["wall_ns"]))
             elif kind == "pin":
                 self.pin_log.append((ev["pin"], ev["state"], ev["ns"], ev["wall_ns"]))
+                if self.on_pin is not None:
+                    self.on_pin(ev["pin"], ev["state"], ev["ns"])
             elif kind == "reply":
                 box = self._replies.get(ev["id"])
                 if box is not None:
