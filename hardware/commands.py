@@ -55,12 +55,14 @@ def _open(args: argparse.Namespace, command: str) -> tuple[Any, Any] | None:
     from hardware.factory import FactoryUnavailable, open_pin_factory, resolve_pinmap
     from hardware.pinmap import PinMapError
 
+    # The Pico's paths use no GPIO of the host: the example pin map's seats will do.
+    no_gpio = getattr(args, "emulate", False) or bool(
+        getattr(args, "generator", None) and getattr(args, "serial", None)
+    )
     try:
-        pinmap = resolve_pinmap(args.pins, args.simulate or getattr(args, "emulate", False))
+        pinmap = resolve_pinmap(args.pins, args.simulate or no_gpio)
         factory = (
-            None
-            if getattr(args, "emulate", False)
-            else open_pin_factory(args.simulate, getattr(args, "gpiochip", None))
+            None if no_gpio else open_pin_factory(args.simulate, getattr(args, "gpiochip", None))
         )
     except (PinMapError, FileNotFoundError, FactoryUnavailable) as exc:
         print(f"svoyak {command}: {exc}", file=sys.stderr)
@@ -101,6 +103,7 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
         emulator_rig,
         generator_rig,
         gpio_rig,
+        pico_generator_rig,
         run_selftest,
     )
 
@@ -108,6 +111,13 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
         print(
             "svoyak selftest: --chip goes with --emulate (the real firmware on the emulated "
             "Pico): svoyak selftest --emulate --chip",
+            file=sys.stderr,
+        )
+        return 2
+    if args.serial and not args.generator:
+        print(
+            "svoyak selftest: --serial goes with --generator (the generator presses the "
+            "Pico's buttons): svoyak selftest --generator GEN_PORT --serial PICO_PORT",
             file=sys.stderr,
         )
         return 2
@@ -135,6 +145,9 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
         elif args.emulate:
             rig = emulator_rig(pinmap, hold_off_ns=hold_off_ns)
             mode = "emulate"
+        elif args.generator and args.serial:
+            rig = pico_generator_rig(pinmap, args.generator, args.serial)
+            mode = "generator-pico"
         elif args.generator:
             rig = generator_rig(
                 pinmap,
@@ -253,6 +266,12 @@ def add_commands(subparsers: Any) -> None:
         action="store_true",
         help="with --emulate: the real firmware (main.py on MicroPython) on an emulated "
         "RP2040, through BridgeLink; the firmware's own hold-off",
+    )
+    selftest.add_argument(
+        "--serial",
+        metavar="PICO_PORT",
+        help="with --generator: the Pico under test on this port, its GP2.. wired to the "
+        "generator's GP2..; its presses come back through the serial link as in svoyak run",
     )
     selftest.add_argument("--pins", metavar="PATH", help=_SOURCE_HELP)
     selftest.add_argument("--gpiochip", type=chip_number, metavar="N", help=GPIOCHIP_HELP)

@@ -474,6 +474,13 @@ class Rig:
         wait = getattr(self.source, "wait_delivered", None)
         if wait is not None:
             wait(t_ns, self.reply_timeout_s)
+        elif self.link is not None:  # a Pico's link: its watermark says so
+            deadline = time.monotonic() + self.reply_timeout_s
+            while time.monotonic() < deadline:
+                mark = self.link.watermark()
+                if mark is not None and mark >= t_ns:
+                    return
+                time.sleep(0.002)
 
     def pin(self, key: str) -> int:
         if self.pins is not None and key in self.pins:
@@ -607,6 +614,64 @@ def generator_rig(
         glitch_ns=bank.glitch_ns,
         pin_factory=pin_factory,
         sink=sink,
+        no_latency_check=GENERATOR_NO_LATENCY,
+    )
+
+
+#: How long the Pico under test may take to answer its link's handshake.
+PICO_CONNECT_TIMEOUT_S = 10.0
+
+
+def pico_generator_rig(pinmap: PinMap, generator_port: str, pico_port: str) -> Rig:
+    """``--generator PORT --serial PICO``: the pulse generator presses a real Pico's buttons.
+
+    The generator's GP2, GP3, … are wired to the Pico's button inputs GP2,
+    GP3, … (seat 1, 2, …); the Pico's presses come back through BridgeLink as
+    in ``svoyak run --serial``, and go into the running game from the link's
+    reader thread. The Pico's inputs are active low (its pull-ups), and its
+    hold-off is the firmware's own.
+    """
+    from firmware_bridge.chip.pulses import firmware_holdoff_ns
+    from firmware_bridge.firmware import logic
+    from firmware_bridge.generator import GeneratorError, PulseGenerator
+    from firmware_bridge.link import BridgeLink, LinkConfig
+
+    seats = [str(s) for s in pinmap.seats]
+    try:
+        generator = PulseGenerator(generator_port)
+    except GeneratorError as exc:
+        raise SelftestUnavailable(str(exc)) from None
+    wired = seats[: min(generator.info.channels, len(logic.BUTTON_PINS))]
+    sink = RigSink()
+    config = LinkConfig(pico_port, seats=tuple(int(k) for k in wired))
+    link = BridgeLink(config, sink=sink).start()
+    if not link.wait_connected(PICO_CONNECT_TIMEOUT_S):
+        link.stop()
+        generator.close()
+        raise SelftestUnavailable(
+            f"the Pico under test on {pico_port} did not answer within "
+            f"{PICO_CONNECT_TIMEOUT_S:g} s: is it plugged in, with svoyak's firmware? "
+            "ls -l /dev/serial/by-id/"
+        )
+    source = GeneratorPulses(
+        generator,
+        {key: channel for channel, key in enumerate(wired)},
+        dict.fromkeys(wired, True),
+    )
+    return Rig(
+        pinmap,
+        source,
+        sink.queue,
+        firmware_holdoff_ns(),
+        None,
+        closers=[link.stop],
+        no_stuck_check=PICO_NO_STUCK,
+        no_glitch_check=PICO_NO_GLITCH,
+        fatal=(GeneratorError,),
+        reply_timeout_s=CHIP_REPLY_TIMEOUT_S,
+        pins={key: logic.BUTTON_PINS[i] for i, key in enumerate(wired)},
+        sink=sink,
+        link=link,
         no_latency_check=GENERATOR_NO_LATENCY,
     )
 

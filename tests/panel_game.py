@@ -199,7 +199,12 @@ def remove_to_one(rig: Rig, commands: Commands) -> dict[str, Any]:
             return state
         theme = state["final"]["themes_left"][0]
         commands.ok({"type": "final_remove", "theme": theme})
-        rig.wait_state(lambda s, v=state["version"]: s["version"] > v, "the removal")
+        # Until the state shows this removal (a newer version alone may be an
+        # update from before it, and the next round would pick the same theme).
+        rig.wait_state(
+            lambda s, t=theme: s["stage"] != "final_remove" or t not in s["final"]["themes_left"],
+            "the removal",
+        )
 
 
 # -- the browser ------------------------------------------------------------------
