@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def sel(t: float, theme: int | None = None, price: int | None = None) -> dict[str, Any]:
@@ -45,3 +50,16 @@ def timeout(t: float) -> dict[str, Any]:
 
 def bid(t: float, seat: int, amount: int) -> dict[str, Any]:
     return {"t": t, "type": "bid", "seat": seat, "amount": amount}
+
+
+def replay_cli(tmp_path: Path, lines: list[str]) -> subprocess.CompletedProcess[bytes]:
+    """``svoyak replay`` of ``lines`` written to a journal file, as a user runs it."""
+    path = tmp_path / "game.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "buzzer.cli", "replay", str(path)],
+        capture_output=True,
+        check=False,
+        cwd=ROOT,
+        timeout=60,
+    )

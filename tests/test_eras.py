@@ -12,8 +12,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +33,7 @@ from rules.eras import (
 from rules.profiles import TV_1994, TV_MODERN, RuleSystem
 from rules.specials.bidding import AllInBeaten, Bidding, BiddingRules, BidError, bidding_order
 from rules.specials.params import BonusRules, CatPrice, CatRules, FirstChooserRule
+from tests.lines import replay_cli
 
 A, B, C = 1, 2, 3
 D = datetime.date
@@ -563,27 +562,17 @@ def test_composing_does_not_touch_the_base_profiles() -> None:
     assert (flat(TV_1994), dict(TV_1994.citations)) == base
 
 
-def _replay(lines: list[str], tmp_path: Path) -> subprocess.CompletedProcess[bytes]:
-    journal = tmp_path / "game.jsonl"
-    journal.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "replay", str(journal)],
-        capture_output=True,
-        check=False,
-    )
-
-
 def test_TV_S_CAT_4_the_2003_example_plays_a_cat_for_a_value_in_hundreds(tmp_path: Path) -> None:
     """The era's example: a cat given in Mar 2003 for 300 (a multiple of 100, TV-H-2003-01);
     the same journal with 350 is a sequence error, exit 2, naming the rule."""
     example = Path(__file__).resolve().parent.parent / "examples" / "tv-2003-cat.jsonl"
     lines = example.read_text(encoding="utf-8").splitlines()
-    done = _replay(lines, tmp_path)
+    done = replay_cli(tmp_path, lines)
     assert done.returncode == 0, done.stderr.decode()
     out = [json.loads(x) for x in done.stdout.decode().splitlines()]
     assert {"t": 24.0, "type": "cat_given", "from": 3, "to": 1} in out
     assert {"t": 40.0, "type": "score", "seat": 1, "delta": 300, "score": 300} in out
     spoiled = [x.replace('"price": 300', '"price": 350') for x in lines]
-    refused = _replay(spoiled, tmp_path)
+    refused = replay_cli(tmp_path, spoiled)
     assert refused.returncode == 2
     assert "multiple of 100 in this era (TV-S-CAT-4): 350" in refused.stderr.decode()

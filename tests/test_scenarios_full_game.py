@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,7 @@ import pytest
 
 from buzzer.journal.codec import JournalError
 from tests.conftest import of_type, run
-from tests.lines import bad, bid, ok, pr, re_, rs, sel, timeout
+from tests.lines import bad, bid, ok, pr, re_, replay_cli, rs, sel, timeout
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -1424,15 +1422,7 @@ def test_E29_tv94_negative_opener_no_other_stake() -> None:
 def cli_replay(tmp_path: Path, header: dict[str, Any], *events: dict[str, Any]) -> Any:
     lines = [json.dumps({"type": "game", **header}, ensure_ascii=False)]
     lines += [json.dumps(e) for e in events]
-    path = tmp_path / "game.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "replay", str(path)],
-        capture_output=True,
-        check=False,
-        cwd=ROOT,
-        timeout=60,
-    )
+    return replay_cli(tmp_path, lines)
 
 
 def assert_cli_error(
