@@ -18,11 +18,20 @@ driven by the harness at a known emulated time. Two figures per press:
 
 The harness's own pacing jitter (how far each report lies off that line)
 is printed too: it is noise the mapping sees and a real crystal has not.
+
+``--dilate K`` runs the chip dilated instead of paced (its CPU at the full
+125 MHz, its time at K x the wall clock; firmware_bridge/chip/dilation.py)
+and gives the link the matching host clock, K x the wall clock: the host
+then sees a crystal that is off a straight line by the harness's short
+steps only, and the figure measures the firmware's stamps and the link's
+fit rather than the pacing's wander. ``--minutes`` is the chip's time, so
+a dilated run takes 1/K as long on the wall clock.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import statistics
 import sys
 import threading
@@ -31,7 +40,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from firmware_bridge.chip import ChipModel
+from bench.chip_soak import chip_process
+from firmware_bridge.chip.dilation import DilatedClock, dilation_factor
 from firmware_bridge.firmware import logic
 from firmware_bridge.link import BridgeLink, EventInfo, LinkConfig
 
@@ -58,14 +68,35 @@ def main() -> int:
     parser.add_argument("--drift-ppm", type=float, default=40.0)
     parser.add_argument("--before-wrap-s", type=float, default=60.0)
     parser.add_argument("--press-every-ms", type=float, default=250.0)
+    parser.add_argument(
+        "--dilate",
+        type=dilation_factor,
+        default=None,
+        metavar="K",
+        help="run the chip dilated, its time at K x the wall clock (e.g. 0.1), not paced",
+    )
     args = parser.parse_args()
 
     period = 1 << logic.TICKS_BITS
-    chip = ChipModel(
-        pace=True,
-        drift_ppm=args.drift_ppm,
-        start_us=period - int(args.before_wrap_s * 1e6),
-    ).start()
+    # The chip runs in a process of its own (as in bench/chip_soak.py): its
+    # Python side (the harness's event pipe, the pty bridge) must not share
+    # this process's GIL with the link, whose send and receive instants are
+    # what the clock fit is made of.
+    context = multiprocessing.get_context("fork")  # before any thread of ours exists
+    conn, child_conn = context.Pipe()
+    start_us = period - int(args.before_wrap_s * 1e6)
+    child = context.Process(
+        target=chip_process, args=(child_conn, args.drift_ppm, args.dilate, start_us), daemon=True
+    )
+    child.start()
+    kind, port = conn.recv()
+    if kind == "error":
+        print(f"chip model: {port}", file=sys.stderr)
+        return 2
+    # The host's clock: the wall clock for a paced chip, K x it for a dilated one.
+    host_clock = time.monotonic_ns if args.dilate is None else DilatedClock(args.dilate)
+    host_ns = (lambda wall: wall) if args.dilate is None else DilatedClock(args.dilate).host_ns
+    stretch = 1.0 if args.dilate is None else 1 / float(args.dilate)
     events: list[EventInfo] = []
     lock = threading.Lock()
 
@@ -74,48 +105,56 @@ def main() -> int:
             with lock:
                 events.append(info)
 
-    chip.wait_firmware()
-    port = chip.open_pty()
-    link = BridgeLink(LinkConfig(port), on_event=on_event).start()
-    if not link.wait_connected(60):
+    link = BridgeLink(LinkConfig(port), on_event=on_event, clock=host_clock).start()
+    if not link.wait_connected(60 * stretch):
         print("the link to the chip did not come up", file=sys.stderr)
-        chip.stop()
+        conn.send(("stop",))
         return 2
-    time.sleep(2.0)  # let the first ping/pong fit settle
-    start_ns = chip.now_ns()
-    deadline = time.monotonic() + args.minutes * 60
+    time.sleep(2.0 * stretch)  # let the first ping/pong fit settle
+    deadline = time.monotonic() + args.minutes * 60 * stretch
     commanded = 0
-    every_ns = int(args.press_every_ms * 1e6)
+    every_s = args.press_every_ms / 1000 * stretch
+    start_ns: int | None = None
+    buttons = len(logic.BUTTON_PINS)
     while time.monotonic() < deadline:
-        pin = chip.button_pins[commanded % len(chip.button_pins)]
-        chip.schedule([(pin, 0, 0), (pin, 1, 30_000_000)])
+        conn.send(("press", {commanded % buttons: 0}, 30_000))
+        t0 = conn.recv()
+        start_ns = t0 if start_ns is None else start_ns
         commanded += 1
-        time.sleep(every_ns / 1e9)
-    time.sleep(2.0)
+        time.sleep(every_s)
+    time.sleep(2.0 * stretch)
     link.stop()
-    reports = [r for r in chip.time_reports if r[0] >= start_ns]
-    presses = [e for e in chip.edges_since(start_ns) if e.level == 0]
-    chip.stop()
+    conn.send(("logs",))
+    logs = conn.recv()
+    conn.send(("stop",))
+    child.join(15)
+    assert start_ns is not None
+    reports = [(ns, host_ns(wall)) for ns, wall in logs["time_reports"] if ns >= start_ns]
+    presses = [ns for _pin, level, ns, _wall in logs["edges"] if level == 0 and ns >= start_ns]
 
     a, b = line_fit(reports)
     pacing = [abs(w - (a + b * ns)) / 1000 for ns, w in reports]
-    truth_by_tick = {chip.ticks_at(e.ns): e for e in presses}
+    truth_by_tick = {(ns // 1000) % period: ns for ns in presses}
     device_err: list[float] = []
     host_err: list[float] = []
     crossed = False
     for info in events:
         # The stamp is the edge's tick plus the capture's constant: the nearest edge.
         best = min(truth_by_tick, key=lambda t: abs(logic.ticks_diff(info.device_us, t)))
-        edge = truth_by_tick[best]
+        edge_ns = truth_by_tick[best]
         device_err.append(logic.ticks_diff(info.device_us, best))
-        host_err.append((info.t_ns - (a + b * edge.ns)) / 1000)
+        host_err.append((info.t_ns - (a + b * edge_ns)) / 1000)
         crossed = crossed or best < 1_000_000
     if not host_err:
         print("no presses came back", file=sys.stderr)
         return 1
     centre = statistics.median(host_err)
     spread = [abs(x - centre) for x in host_err]
-    print(f"presses commanded {commanded}, mapped {len(events)}, crossed the wrap: {crossed}")
+    mode = "paced" if args.dilate is None else f"dilated x{float(args.dilate):g}"
+    print(
+        f"chip {mode}; presses commanded {commanded}, mapped {len(events)}, "
+        f"crossed the wrap: {crossed}"
+    )
     print(f"crystal as the host saw it: {(1 / b - 1) * 1e6:+.1f} ppm (asked {args.drift_ppm:+.1f})")
     print(
         f"device stamp - true tick (µs): median {statistics.median(device_err):.1f}, "

@@ -7,6 +7,7 @@ Run from the repository root::
     .venv/bin/python bench/chip_soak.py --presses 500    # a quicker look
     .venv/bin/python bench/chip_soak.py --json
     .venv/bin/python bench/chip_soak.py --device emulator   # the Python model, a baseline
+    .venv/bin/python bench/chip_soak.py --dilate 0.1 --race 8   # the chip at full speed
 
 The Pico is the chip model (``firmware_bridge/chip``, docs/chip-model.md):
 the project's ``main.py`` and ``logic.py`` on MicroPython in an emulated
@@ -38,6 +39,15 @@ pty bridge) is busy; here it is no part of the host's figure. The harness
 (Node) is a third process: on a 2-core machine it takes most of one core,
 and the paced CPU slows when the host needs the cores (its timer does not),
 so the machine's load is part of the result (reported).
+
+``--dilate K`` runs the chip dilated instead (firmware_bridge/chip/dilation.py):
+its CPU at the RP2040's full 125 MHz and its time at K x the wall clock, and
+the host (controller, link, listener) on the matching clock, K x the wall
+clock. The firmware and the link then run as with a real Pico, at their own
+pace, and every figure is in the chip's time; the host's own Python work
+looks K times quicker than it is (its share is the ``--device emulator``
+baseline's), so the dilated figures say what the firmware adds and whether
+anything is lost, not how fast the host's CPU is.
 """
 
 from __future__ import annotations
@@ -53,6 +63,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +78,7 @@ from buzzer.journal.store import JournalStore  # noqa: E402
 from buzzer.runtime.controller import Controller  # noqa: E402
 from buzzer.runtime.inputs import attach_bridge  # noqa: E402
 from buzzer.runtime.runtime import Runtime  # noqa: E402
+from firmware_bridge.chip.dilation import DilatedClock, dilation_factor  # noqa: E402
 from hardware.selftest_game import board_for  # noqa: E402
 
 MS = 1_000_000
@@ -101,11 +114,18 @@ def header(seats: int, questions: int) -> dict[str, Any]:
 # -- the chip, in a process of its own ------------------------------------------------
 
 
-def chip_process(conn: Any, drift_ppm: float) -> None:
-    """Run the paced chip model behind a pty; answer the host's requests on ``conn``."""
+def chip_process(
+    conn: Any, drift_ppm: float, dilate: Fraction | None = None, start_us: int = 0
+) -> None:
+    """Run the paced (or dilated) chip model behind a pty; answer the host on ``conn``.
+
+    Requests: ``("press", {button: offset_us}, hold_us)`` → the emulated ns of
+    offset 0; ``("logs",)`` → every edge, lamp change and time report so far;
+    anything else stops it. (Also ``bench/chip_clock.py``'s chip.)
+    """
     from firmware_bridge.chip import ChipModel, ChipModelError
 
-    chip = ChipModel(pace=True, drift_ppm=drift_ppm)
+    chip = ChipModel(pace=dilate is None, dilate=dilate, drift_ppm=drift_ppm, start_us=start_us)
     try:
         chip.start()
         # USB enumerates before main.py runs: wait for the firmware's first
@@ -128,6 +148,7 @@ def chip_process(conn: Any, drift_ppm: float) -> None:
                     {
                         "edges": [(e.pin, e.level, e.ns, e.wall_ns) for e in chip.edge_log],
                         "pins": list(chip.pin_log),
+                        "time_reports": list(chip.time_reports),
                         "button_pins": chip.button_pins,
                         "lamp_pins": chip.lamp_pins,
                         "errors": list(chip.errors),
@@ -141,7 +162,7 @@ def chip_process(conn: Any, drift_ppm: float) -> None:
         chip.stop()
 
 
-def emulator_process(conn: Any, drift_ppm: float) -> None:
+def emulator_process(conn: Any, drift_ppm: float, dilate: Fraction | None = None) -> None:
     """The same requests answered by the Python model (``firmware_bridge/emulator.py``).
 
     A baseline, not the subject: ``logic.py`` under CPython behind a pty, its
@@ -191,7 +212,8 @@ def emulator_process(conn: Any, drift_ppm: float) -> None:
 class Listener:
     """The controller's listener: each press decision, stamped when it reaches a listener."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], int] = time.monotonic_ns) -> None:
+        self.clock = clock
         self.cond = threading.Condition()
         self.trial = -1
         #: trial → [(seat, kind, reason, t, monotonic_ns)]
@@ -200,7 +222,7 @@ class Listener:
         self.ties = 0
 
     def __call__(self, decisions: list[Decision], snapshot: dict[str, Any]) -> None:
-        now = time.monotonic_ns()
+        now = self.clock()
         with self.cond:
             for d in decisions:
                 if isinstance(d, Recognized):
@@ -230,11 +252,16 @@ def run(
     progress: bool,
     device: str = "chip",
     wait_bound_ms: float | None = None,
+    dilate: Fraction | None = None,
 ) -> dict[str, Any]:
+    # The host's clock: the wall clock, or K x it for a dilated chip; ``stretch``
+    # turns a span on it into wall seconds to sleep or wait.
+    clock: Callable[[], int] = time.monotonic_ns if dilate is None else DilatedClock(dilate)
+    stretch = 1.0 if dilate is None else 1 / float(dilate)
     context = multiprocessing.get_context("fork")  # before any thread of ours exists
     conn, child_conn = context.Pipe()
     target = chip_process if device == "chip" else emulator_process
-    child = context.Process(target=target, args=(child_conn, drift_ppm), daemon=True)
+    child = context.Process(target=target, args=(child_conn, drift_ppm, dilate), daemon=True)
     child.start()
     kind, value = conn.recv()
     if kind == "error":
@@ -243,8 +270,8 @@ def run(
     trials = math.ceil(presses / race)
     journal = folder / "chip-soak.sqlite"
     store = JournalStore(journal)
-    controller = Controller.new(header(SEATS, trials), store)
-    listener = Listener()
+    controller = Controller.new(header(SEATS, trials), store, clock=clock)
+    listener = Listener(clock)
     controller.subscribe(listener)
     bound = {} if wait_bound_ms is None else {"wait_bound_ns": round(wait_bound_ms * 1e6)}
     runtime = Runtime(controller, **bound).start()
@@ -254,9 +281,9 @@ def run(
     stopped_early = False
     host_errors: list[str] = []
     try:
-        attached = attach_bridge(runtime, port, connect_timeout_s=30, required=True)
+        attached = attach_bridge(runtime, port, connect_timeout_s=30 * stretch, required=True)
         try:
-            time.sleep(0.5)  # a few clock pings beyond the handshake
+            time.sleep(0.5 * stretch)  # a few clock pings beyond the handshake
             for n in range(trials):
                 if time.monotonic() - started > max_s:
                     stopped_early = True
@@ -268,17 +295,17 @@ def run(
                 gap = GAPS_US[n % len(GAPS_US)]
                 offsets = {b: LEAD_US + k * gap for k, b in enumerate(buttons)}
                 for make in (lambda t: Select(t, None, None), ReadingStart, ReadingEnd):
-                    runtime.wait(runtime.command(make), timeout=30)
+                    runtime.wait(runtime.command(make), timeout=30 * stretch)
                 wait_ns = max(last_press.get(b, 0) + REUSE_NS for b in buttons)
-                if time.monotonic_ns() < wait_ns:
-                    time.sleep((wait_ns - time.monotonic_ns()) / 1e9)
+                if clock() < wait_ns:
+                    time.sleep((wait_ns - clock()) / 1e9 * stretch)
                 with listener.cond:
                     listener.trial = n
                 conn.send(("press", offsets, HOLD_US))
                 t0 = conn.recv()
                 for b in buttons:
-                    last_press[b] = time.monotonic_ns()
-                decided = listener.wait(n, race, DECIDE_TIMEOUT_S)
+                    last_press[b] = clock()
+                decided = listener.wait(n, race, DECIDE_TIMEOUT_S * stretch)
                 plan.append({"t0": t0, "offsets": offsets, "decided": decided})
                 with listener.cond:
                     answered = any(r[1] == "recognized" for r in listener.decided.get(n, ()))
@@ -286,7 +313,7 @@ def run(
                 # question dead, so the soak goes on and counts it.
                 end = (lambda t: Judge(t, True)) if answered else Timeout
                 try:
-                    runtime.wait(runtime.command(end), timeout=30)
+                    runtime.wait(runtime.command(end), timeout=30 * stretch)
                 except Exception as exc:  # a refused command: counted, the soak goes on
                     host_errors.append(repr(exc))
                 if progress and (n + 1) % 250 == 0:
@@ -297,7 +324,7 @@ def run(
                         file=sys.stderr,
                         flush=True,
                     )
-            time.sleep(0.1)  # the last releases and lamp frames
+            time.sleep(0.1 * stretch)  # the last releases and lamp frames
             runtime.settle()
             link_stats = attached.link.stats()
         finally:
@@ -309,12 +336,18 @@ def run(
             listener.trial = -1
         conn.send(("logs",))
         logs = conn.recv()
+        if isinstance(clock, DilatedClock):
+            # The harness's wall instants of edges and lamps, on the host's clock.
+            on_host = clock.host_ns
+            logs["edges"] = [(p, lv, ns, on_host(w)) for p, lv, ns, w in logs["edges"]]
+            logs["pins"] = [(p, st, ns, on_host(w)) for p, st, ns, w in logs["pins"]]
         conn.send(("stop",))
         child.join(15)
     with JournalStore(journal, readonly=True) as readback:
         journaled = [json.loads(line) for line in list(readback.lines())[1:]]
     store.close()
     result = analyse(plan, listener, logs, journaled, link_stats, runtime, elapsed, stopped_early)
+    result["dilation"] = None if dilate is None else float(dilate)
     result["host_errors"] = len(host_errors)
     result["host_error_examples"] = host_errors[:3]
     return result
@@ -456,6 +489,14 @@ def main(argv: list[str] | None = None) -> int:
         help="the runtime's wait bound for a source's watermark (default: the runtime's "
         "100 ms; `svoyak run --wait-bound-ms`): the paced chip's CPU is slow here",
     )
+    parser.add_argument(
+        "--dilate",
+        type=dilation_factor,
+        default=None,
+        metavar="K",
+        help="run the chip dilated: its CPU at full speed, its time (and the host's clock) "
+        "at K x the wall clock, e.g. 0.1 (the chip only; see the module docstring)",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = parser.parse_args(argv)
@@ -463,6 +504,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--race must be 1..{SEATS}")
     if args.presses < 1:
         parser.error("--presses must be at least 1")
+    if args.dilate is not None and args.device != "chip":
+        parser.error("--dilate is the chip model's (the Python model keeps the wall clock)")
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="svoyak-bench-chip-") as tmp:
@@ -475,6 +518,7 @@ def main(argv: list[str] | None = None) -> int:
             not args.quiet,
             args.device,
             args.wait_bound_ms,
+            args.dilate,
         )
     result.update(
         date=started,
@@ -490,7 +534,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{started}; {result['machine']}; load {result['load_before']} → {result['load_after']}"
         )
-        print(f"device: {args.device}")
+        timing = "" if args.dilate is None else f", dilated x{float(args.dilate):g} (chip time)"
+        print(f"device: {args.device}{timing}")
         print(
             f"{result['presses']} presses in {result['questions']} questions (races of "
             f"{args.race}), {result['elapsed_s']} s ({result['presses_per_s']}/s)"

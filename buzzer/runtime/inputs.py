@@ -282,6 +282,10 @@ def attach_bridge(
     troubles = _TroubleGate()
     link = BridgeLink(
         config,
+        # One clock for the game: the link maps the Pico's ticks onto the very
+        # clock the controller turns into game time (a dilated chip model's,
+        # in the benchmarks; the monotonic clock otherwise).
+        clock=runtime.controller.clock,
         sink=lambda item: holder[0].put(item),
         on_watermark=runtime.nudge,
         serial_factory=errors,

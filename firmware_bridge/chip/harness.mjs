@@ -18,6 +18,7 @@
 //   {"op":"usb","connected":bool}  {"op":"usb_stall","stalled":bool}             {"ev":"time","ns":t,"wall_ns":w,"cycle_ns":c}
 //   {"op":"quit"}                             {"ev":"reset","reason":..,"ns":t}  (watchdog, ...)
 //                                             {"ev":"pin","pin":p,"state":s,"ns":t}  a --watch pin changed
+//                                             {"ev":"dilate","ns":t,"wall_ns":w,"factor":k}  the line's origin
 //                                             {"ev":"error","message":..}
 //
 // wall_ns is CLOCK_MONOTONIC (what Python's time.monotonic_ns() reads) when
@@ -33,7 +34,11 @@
 // lengthening cycle_ns (a slower CPU), so a host talking to the chip sees a
 // crystal that agrees with its own; without it, time runs as fast as the
 // emulation can go (about a quarter of real time) and every run with the
-// same inputs is the same. The PIO state machines are stepped from this loop
+// same inputs is the same. With --dilate K the CPU keeps its 125 MHz and the
+// chip's time runs at K x the wall clock instead (K below the emulation's
+// own speed): a host whose clock also runs at K x the wall clock sees a
+// Pico at full speed, whose crystal is off a straight line only by the
+// loop's short steps, not by the pacing's wander. The PIO state machines are stepped from this loop
 // at their own clock (divider and delay cycles included), so a sample a PIO
 // program takes is taken at its true emulated time.
 import { readFileSync } from 'node:fs';
@@ -46,6 +51,10 @@ const SLICE_NS = 200_000; // emulated time between two looks at the pipe and the
 const TIME_REPORT_NS = 10_000_000;
 const MAX_CYCLE_NS = 400; // a paced CPU never runs slower than ~2.5 MHz
 const PACE_HORIZON_NS = 50_000_000;
+// Dilated (--dilate K): the chip runs only once the line is this far ahead
+// of it, and naps this long (~0.1 ms on Linux, overhead included) when not.
+const DILATE_MIN_STEP_NS = 2_000;
+const DILATE_NAP_MS = 0.02;
 // A state machine's SHIFTCTRL (SM0's; each next one SM_STRIDE on) and its FJOIN_TX bit.
 const SM0_SHIFTCTRL = 0x0d0;
 const SM_STRIDE = 0x18;
@@ -64,7 +73,7 @@ function joinTxFifo(sm) {
 }
 
 function parseArgs(argv) {
-  const args = { pace: false, driftPpm: 0, startUs: 0, logLevel: 'error' };
+  const args = { pace: false, dilate: 0, driftPpm: 0, startUs: 0, logLevel: 'error' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => argv[++i];
@@ -72,6 +81,7 @@ function parseArgs(argv) {
     else if (a === '--bootrom') args.bootrom = next();
     else if (a === '--fs') args.fs = next();
     else if (a === '--pace') args.pace = true;
+    else if (a === '--dilate') args.dilate = Number(next());
     else if (a === '--drift-ppm') args.driftPpm = Number(next());
     else if (a === '--start-us') args.startUs = Number(next());
     else if (a === '--idle-high') args.idleHigh = next().split(',').filter(Boolean).map(Number);
@@ -80,6 +90,8 @@ function parseArgs(argv) {
     else throw new Error(`unknown argument ${a}`);
   }
   if (!args.firmware || !args.bootrom) throw new Error('--firmware and --bootrom are required');
+  if (args.pace && args.dilate) throw new Error('--pace and --dilate are two ways to keep time: pick one');
+  if (args.dilate && !(args.dilate > 0 && args.dilate <= 1)) throw new Error('--dilate must be in (0, 1]');
   return args;
 }
 
@@ -345,12 +357,36 @@ async function main() {
   let announced = false;
   let lastReport = clock.nanos;
   let paceRef = null;
+  let dilateRef = null;
+  const nap = new Int32Array(new SharedArrayBuffer(4));
   let lastIter = { wall: Number(process.hrtime.bigint()), emu: clock.nanos };
   const yieldNow = () => new Promise((resolve) => setImmediate(resolve));
   while (!quit) {
     while (inbox.length) handle(inbox.shift());
     if (quit) break;
-    chip.run(clock.nanos + SLICE_NS);
+    let until = clock.nanos + SLICE_NS;
+    if (args.dilate && announced) {
+      // Dilated: the chip's time at exactly K x the wall clock (times 1 +
+      // drift) from the moment USB came up, its CPU at the full 125 MHz. The
+      // chip is never run past the line, so it trails it by one short step
+      // (K x the loop's own wall time), and a host whose clock is K x the wall
+      // clock (firmware_bridge/chip/dilation.py) sees a Pico's crystal.
+      const wall = wallNow();
+      if (dilateRef === null) {
+        dilateRef = { wall, emu: clock.nanos };
+        emit({ ev: 'dilate', ns: Math.round(clock.nanos), wall_ns: wall, factor: args.dilate });
+      }
+      const want = dilateRef.emu + (wall - dilateRef.wall) * args.dilate * (1 + args.driftPpm * 1e-6);
+      if (want - clock.nanos < DILATE_MIN_STEP_NS) {
+        // At the line: nap a moment (Atomics.wait takes fractions of a ms;
+        // setTimeout's 1 ms would let the line run K ms ahead).
+        Atomics.wait(nap, 0, 0, DILATE_NAP_MS);
+        await yieldNow();
+        continue;
+      }
+      until = Math.min(until, want);
+    }
+    chip.run(until);
     if (chip.resetPending) {
       emit({ ev: "reset", reason: chip.resetPending, ns: Math.round(clock.nanos) });
       chip.boot(); // (the pacing reference stays: the chip's clock runs on)

@@ -16,7 +16,10 @@ as a Pico does and runs ``main.py`` at power-on. It then
   emulated chip exactly as to ``/dev/ttyACM0``;
 - with ``pace=True`` keeps the chip's time on the wall clock (a slower CPU
   rather than slower time: see harness.mjs), which a host that maps the
-  chip's clock onto its own needs; without it, runs are deterministic.
+  chip's clock onto its own needs; with ``dilate=K`` runs the CPU at its
+  full speed and the chip's time at K x the wall clock, for a host that
+  reads :attr:`ChipModel.host_clock` (``dilation.py``); with neither, runs
+  are deterministic.
 
 Why a separate process: rp2040js is JavaScript, and the emulation must own
 its run loop (exact emulated times); Python only exchanges JSON lines with it.
@@ -42,10 +45,12 @@ import tty
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from buzzer.errors import SvoyakError
+from firmware_bridge.chip.dilation import DilatedClock, dilation_factor
 from firmware_bridge.firmware import logic
 
 HERE = Path(__file__).resolve().parent
@@ -191,6 +196,7 @@ class ChipModel:
         self,
         *,
         pace: bool = False,
+        dilate: float | Fraction | None = None,
         drift_ppm: float = 0.0,
         start_us: int = 0,
         files: Mapping[str, bytes] | None = None,
@@ -199,7 +205,11 @@ class ChipModel:
         node: str = "node",
         boot_timeout: float = 60.0,
     ) -> None:
+        if pace and dilate is not None:
+            raise ChipModelError("a chip model is paced or dilated, not both")
         self.pace = pace
+        #: The chip's time per wall-clock time when dilated (None: not dilated).
+        self.dilation = None if dilate is None else dilation_factor(dilate)
         self.drift_ppm = drift_ppm
         self.start_us = start_us
         self.files = dict(files) if files is not None else firmware_files()
@@ -220,6 +230,9 @@ class ChipModel:
         #: (emulated ns, time.monotonic_ns()) every 10 ms of emulated time
         self.time_reports: list[tuple[int, int]] = []
         self.ready_ns: int | None = None
+        #: Dilated: (emulated ns, monotonic ns) where the chip's line starts; from
+        #: there its time is at most ``dilation`` x the wall time since.
+        self.dilation_origin: tuple[int, int] | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._rx = bytearray()
@@ -259,6 +272,8 @@ class ChipModel:
         ]
         if self.pace:
             cmd += ["--pace", "--drift-ppm", str(self.drift_ppm)]
+        elif self.dilation is not None:
+            cmd += ["--dilate", repr(float(self.dilation)), "--drift-ppm", str(self.drift_ppm)]
         env = dict(os.environ)
         override = os.environ.get("SVOYAK_RP2040JS")
         if override:
@@ -344,6 +359,13 @@ class ChipModel:
         self.stop()
 
     @property
+    def host_clock(self) -> DilatedClock:
+        """The clock a host must read to see this dilated chip as a Pico (see dilation.py)."""
+        if self.dilation is None:
+            raise ChipModelError("only a dilated chip model (dilate=K) has a host clock of its own")
+        return DilatedClock(self.dilation)
+
+    @property
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
@@ -406,6 +428,8 @@ class ChipModel:
                 self._ready.set()
             elif kind == "time":
                 self.time_reports.append((ev["ns"], ev["wall_ns"]))
+            elif kind == "dilate":
+                self.dilation_origin = (ev["ns"], ev["wall_ns"])
             elif kind == "reset":
                 self.resets.append((ev["reason"], ev["ns"]))
             elif kind == "error":
