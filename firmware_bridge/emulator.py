@@ -45,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from buzzer.arbiter.events import Press, Release
-from firmware_bridge.firmware import logic
+from firmware_bridge.firmware import logic, settings
 
 Clock = Callable[[], int]
 
@@ -71,7 +71,8 @@ class Emulator:
         tick_bits: int = logic.TICKS_BITS,
         boot_id: int = 0x5EED0001,
         board_id: bytes = b"EMULATOR",
-        holdoff_us: int = 10_000,
+        holdoff_us: int | None = None,
+        glitch_us: int | None = None,
         pulse_latency_us: int = 5,
         ring_size: int = logic.UNACKED_RING,
         resend_us: int = logic.RESEND_US,
@@ -86,7 +87,9 @@ class Emulator:
         self.drift = drift_ppm * 1e-6
         self.tick_bits = tick_bits
         self.period = 1 << tick_bits
-        self.holdoff_us = holdoff_us
+        # The firmware's own hold-off and glitch check (main.py) unless told otherwise.
+        self.holdoff_us = settings.holdoff_us() if holdoff_us is None else holdoff_us
+        self.glitch_us = settings.glitch_us() if glitch_us is None else glitch_us
         self.pulse_latency_us = pulse_latency_us
         self._clock = clock
         self._epoch = clock()
@@ -130,7 +133,7 @@ class Emulator:
 
     def _boot(self) -> None:
         diff = self._diff
-        self.ring = logic.EdgeRing(self.buttons, 256, self.holdoff_us, diff)
+        self.ring = logic.EdgeRing(self.buttons, 256, self.holdoff_us, diff, self.glitch_us)
         self.device = logic.Device(
             self.buttons,
             self.lamps,
@@ -491,7 +494,7 @@ class EmulatorPulseSource:
 
         self.keys = tuple(keys)
         self.lead_us = lead_us
-        holdoff_us = 10_000 if hold_off_ns is None else max(hold_off_ns // 1000, 0)
+        holdoff_us = None if hold_off_ns is None else max(hold_off_ns // 1000, 0)
         self.emulator = Emulator(
             buttons=len(self.keys),
             lamps=len(self.keys),
@@ -529,6 +532,15 @@ class EmulatorPulseSource:
         self.emulator.press(self._button(first), at)
         self.emulator.press(self._button(second), later)
         return self.emulator.host_ns_at(at), self.emulator.host_ns_at(later)
+
+    def spike(self, key: str, width_ns: int) -> tuple[int, int]:
+        """A press and its release ``width_ns`` apart on the device (at least 1 µs, its tick)."""
+        at = self._at()
+        end = at + max(1, round(width_ns * (1 + self.emulator.drift) / 1000))
+        button = self._button(key)
+        self.emulator.press(button, at)
+        self.emulator.release(button, end)
+        return self.emulator.host_ns_at(at), self.emulator.host_ns_at(end)
 
     def burst(self, key: str, edges: int, spacing_ns: int) -> int:
         at = self._at()

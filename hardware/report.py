@@ -157,7 +157,7 @@ class SelftestReport:
     pinmap: str
     hold_off_ms: float
     stuck_threshold_s: float | None
-    #: The input path's glitch check, or None when it has none (the Pico's).
+    #: The input path's glitch check (the Pi's glitch_ms, the Pico's GLITCH_US), or None.
     glitch_ms: float | None = None
     latency: list[LatencyRow] = field(default_factory=list)
     fairness: list[FairnessRow] = field(default_factory=list)

@@ -58,6 +58,7 @@ from typing import Any, Protocol, TextIO
 from buzzer.arbiter.events import Press, Release
 from buzzer.errors import SvoyakError
 from buzzer.runtime.runtime import DEFAULT_WAIT_BOUND_NS
+from firmware_bridge.firmware import settings
 from hardware.buttons import (
     PRESS_INPUTS,
     ButtonBank,
@@ -80,6 +81,7 @@ from hardware.report import (
     StuckRow,
 )
 from hardware.selftest_game import SelftestGame
+from hardware.selftest_lamps import GpioLampSwitch, LampSwitch, PicoLampSwitch
 
 NS_PER_US = 1_000
 NS_PER_MS = 1_000_000
@@ -110,16 +112,8 @@ PICO_NO_STUCK = (
     "the Pico path has no stuck-button detection: the firmware and BridgeLink report "
     "presses and releases only"
 )
-#: Why the phantom check does not run through the Pico bridge (the report says so).
-PICO_NO_PHANTOM = (
-    "the Pico drives its own lamps; switching them from the self-test through the link is "
-    "not built yet"
-)
-#: Why the glitch check does not run through the Pico bridge (the report says so).
-PICO_NO_GLITCH = (
-    "the Pico firmware has no glitch check yet: a spike on a Pico input is taken as a press "
-    "(the Pi's GPIO path has one, glitch_ms in the pin map)"
-)
+#: Why the phantom check cannot run on a rig with no lamps of its own (the report says so).
+NO_LAMPS = "this input path has no lamps the self-test can switch"
 
 
 class SelftestUnavailable(SvoyakError, RuntimeError):
@@ -386,6 +380,11 @@ class EmulatorPulses:
         return self._source.burst(key, edges, spacing_ns)
 
     @property
+    def spike(self) -> Callable[[str, int], tuple[int, int]] | None:
+        """The source's exact spike (the glitch check's), if it can make one."""
+        return getattr(self._source, "spike", None)
+
+    @property
     def link(self) -> Any:
         """The emulator's ``BridgeLink`` (the game's Pico source is proven by it)."""
         return getattr(self._source, "link", None)
@@ -446,8 +445,6 @@ class Rig:
     pins: dict[str, int] | None = None
     #: The input path's glitch check (ns), or None when it has none.
     glitch_ns: int | None = None
-    #: Why this input path cannot run the glitch check (None: it can).
-    no_glitch_check: str | None = None
     #: The pin factory of a GPIO rig: the phantom check drives the lamps on it.
     pin_factory: Any = None
     #: What the input path delivers to (the queue behind :attr:`inputs`, and the game).
@@ -462,6 +459,18 @@ class Rig:
     @property
     def keys(self) -> tuple[str, ...]:
         return self.source.channels()
+
+    def lamp_switch(self) -> LampSwitch | None:
+        """The lamps of the path under test, for the phantom check (None: it has none).
+
+        A GPIO rig's are the pin map's, on its pin factory; a Pico's, its
+        firmware's, switched through the link as a game switches them.
+        """
+        if self.pin_factory is not None:
+            return GpioLampSwitch(self.pinmap, self.pin_factory)
+        if self.link is not None and self.link.device is not None:
+            return PicoLampSwitch(self.link)
+        return None
 
     def wait_delivered(self, t_ns: int) -> None:
         """Block until every input stamped before host time ``t_ns`` has been queued.
@@ -631,7 +640,6 @@ def pico_generator_rig(pinmap: PinMap, generator_port: str, pico_port: str) -> R
     reader thread. The Pico's inputs are active low (its pull-ups), and its
     hold-off is the firmware's own.
     """
-    from firmware_bridge.chip.pulses import firmware_holdoff_ns
     from firmware_bridge.firmware import logic
     from firmware_bridge.generator import GeneratorError, PulseGenerator
     from firmware_bridge.link import BridgeLink, LinkConfig
@@ -662,11 +670,11 @@ def pico_generator_rig(pinmap: PinMap, generator_port: str, pico_port: str) -> R
         pinmap,
         source,
         sink.queue,
-        firmware_holdoff_ns(),
+        settings.holdoff_us() * NS_PER_US,
         None,
         closers=[link.stop],
         no_stuck_check=PICO_NO_STUCK,
-        no_glitch_check=PICO_NO_GLITCH,
+        glitch_ns=settings.glitch_us() * NS_PER_US,
         fatal=(GeneratorError,),
         reply_timeout_s=CHIP_REPLY_TIMEOUT_S,
         pins={key: logic.BUTTON_PINS[i] for i, key in enumerate(wired)},
@@ -689,7 +697,7 @@ def emulator_rig(pinmap: PinMap, *, hold_off_ns: int | None = None) -> Rig:
         hold_off,
         None,
         no_stuck_check=PICO_NO_STUCK,
-        no_glitch_check=PICO_NO_GLITCH,
+        glitch_ns=settings.glitch_us() * NS_PER_US,
         sink=sink,
         link=source.link,
     )
@@ -734,7 +742,7 @@ def chip_rig(pinmap: PinMap, *, hold_off_ns: int | None = None) -> Rig:
         firmware_hold_off,
         None,
         no_stuck_check=PICO_NO_STUCK,
-        no_glitch_check=PICO_NO_GLITCH,
+        glitch_ns=settings.glitch_us() * NS_PER_US,
         fatal=(ChipModelError,),
         reply_timeout_s=CHIP_REPLY_TIMEOUT_S,
         pins=source.pins(),
@@ -1027,6 +1035,7 @@ def check_glitch(rig: Rig, progress: Progress) -> list[GlitchRow]:
 
 def check_phantom(
     rig: Rig,
+    lamps: LampSwitch,
     progress: Progress,
     switches: int = PHANTOM_SWITCHES,
     period_s: float = PHANTOM_PERIOD_S,
@@ -1035,20 +1044,15 @@ def check_phantom(
 
     A lamp's MOSFET switching a few hundred milliamps beside a button cable is
     where a real rig picks up spikes; the glitch check should keep them out,
-    and this says whether it does on this wiring (on mock pins: the software
-    path only).
+    and this says whether it does on this wiring (on mock pins or the chip
+    model: the software path only). ``lamps`` is closed here, all off.
     """
-    from hardware.lamps import LampBoard
-
-    with LampBoard(rig.pinmap, rig.pin_factory) as board:
-        lamps = len(board.podiums) + (board.signal is not None)
+    try:
         _drain(rig)
         for _ in range(switches):
-            for seat in board.podiums:
-                board.podium(seat, True)
-            board.set_signal(True)
+            lamps.switch_all(True)
             time.sleep(period_s / 2)
-            board.all_off()
+            lamps.switch_all(False)
             time.sleep(period_s / 2)
         settled = time.monotonic_ns() + (rig.glitch_ns or 0) + rig.hold_off_ns + 2 * NS_PER_MS
         _sleep_until(settled)
@@ -1058,8 +1062,10 @@ def check_phantom(
             if isinstance(event, PRESS_INPUTS):
                 key = key_of(event)
                 phantoms[key] = phantoms.get(key, 0) + 1
+    finally:
+        lamps.close()
     progress.step("phantom")
-    return [PhantomRow(switches, lamps, phantoms)]
+    return [PhantomRow(switches, lamps.lamps, phantoms)]
 
 
 def _wait_proven(rig: Rig, t_ns: int) -> None:
@@ -1173,11 +1179,11 @@ def run_selftest(
         total += options.trials * len(options.offsets_us)
     if "bounce" in checks:
         total += len(keys)
-    glitch_runs = "glitch" in checks and rig.no_glitch_check is None
+    glitch_runs = "glitch" in checks
     if glitch_runs:
         total += len(keys)
-    phantom_runs = "phantom" in checks and rig.pin_factory is not None
-    if phantom_runs:
+    lamps = rig.lamp_switch() if "phantom" in checks else None
+    if lamps is not None:
         total += 1
     if "stuck" in checks:
         total += max(1, len(keys))
@@ -1209,14 +1215,12 @@ def run_selftest(
         report.bounce = check_bounce(rig, bar)
     if glitch_runs:
         report.glitch = check_glitch(rig, bar)
-    elif "glitch" in checks and rig.no_glitch_check is not None:
-        report.not_run["glitch"] = rig.no_glitch_check
-    if phantom_runs:
+    if lamps is not None:
         report.phantom = check_phantom(
-            rig, bar, options.phantom_switches, options.phantom_period_ms / 1000
+            rig, lamps, bar, options.phantom_switches, options.phantom_period_ms / 1000
         )
     elif "phantom" in checks:
-        report.not_run["phantom"] = PICO_NO_PHANTOM
+        report.not_run["phantom"] = NO_LAMPS
     if "stuck" in checks:
         report.stuck, held = check_stuck(rig, bar)
         report.held_at_start = sorted(set(report.held_at_start) | set(held))

@@ -229,3 +229,30 @@ def test_samples_the_capture_fifo_dropped_are_counted_never_silent() -> None:
             "a heartbeat reporting the lost samples",
         )
         assert len(host.presses) < 8
+
+
+def test_after_a_dropped_capture_word_the_levels_are_read_again_from_the_pins() -> None:
+    """The capture machine pushes changes only: a dropped word would leave the
+    ring's level of that button stale until the button changed again, and the
+    glitch check would read the stale level (a held press never reported).
+    On an overflow the firmware reads the pins themselves, so the press held
+    through it is reported, late rather than never, and its release after it."""
+    files = _with_faults([("    sm.irq(capture.drain, hard=True)\n", "")])
+    with ChipModel(files=files) as chip:
+        host = ChipHost(chip).start()
+        chip.stall_host(True)
+        # Buttons 1-7 tap, 20 ms apart (14 words: the 4-word FIFO fills and drops,
+        # as in the test above); then button 8 is pressed and held: its word is
+        # dropped too, and nothing changes on the pins until its release.
+        pins = chip.button_pins
+        edges = []
+        for k in range(7):
+            edges += [(pins[k], 0, k * 20_000_000), (pins[k], 1, k * 20_000_000 + 10_000_000)]
+        edges += [(pins[7], 0, 160_000_000), (pins[7], 1, 600_000_000)]
+        t0 = chip.schedule(edges)
+        host.wait_emulated(t0 + 300_000_000)
+        chip.stall_host(False)
+        host.wait_emulated(t0 + 700_000_000)
+        host.wait_for(lambda: any(r.button == 7 for r in host.releases), 60.0, "button 8's release")
+        assert host.heartbeats[-1].ring_overflows >= 1  # words were dropped, and it says so
+        assert 7 in [p.button for p in host.presses]  # the held press, read from the pin

@@ -236,8 +236,10 @@ class FakeFirmware:
     """What ``firmware_bridge`` is asked to provide: presses stamped at the pin, sent to ``sink``.
 
     Stands in for the emulator and the link: the stamp is the drive time plus
-    a fixed 7 µs, the firmware's hold-off turns a burst into one press. Its
-    presses are handed over as they are made, so its link's watermark is now.
+    a fixed 7 µs, the firmware's hold-off turns a burst into one press, its
+    glitch check turns a spike into nothing (unless ``takes_spikes``). Its
+    presses are handed over as they are made, so its link's watermark is now;
+    its link has said no HELLO, so it has no lamps to switch.
     """
 
     label = "fake firmware"
@@ -246,7 +248,8 @@ class FakeFirmware:
         self.keys = keys
         self.sink = sink
         self.down: set[str] = set()
-        self.link = types.SimpleNamespace(watermark=time.monotonic_ns)
+        self.link = types.SimpleNamespace(watermark=time.monotonic_ns, device=None)
+        self.spikes: list[tuple[str, int]] = []
 
     def channels(self) -> tuple[str, ...]:
         return self.keys
@@ -272,6 +275,15 @@ class FakeFirmware:
     def burst(self, key: str, edges: int, spacing_ns: int) -> int:
         return self.press(key)
 
+    takes_spikes = False
+
+    def spike(self, key: str, width_ns: int) -> tuple[int, int]:
+        self.spikes.append((key, width_ns))
+        t = time.monotonic_ns()
+        if self.takes_spikes:
+            self.sink(Press(t + 7_000, int(key)))
+        return t, t + width_ns
+
     def close(self) -> None:
         self.down.clear()
 
@@ -296,13 +308,29 @@ def test_selftest_emulate_through_the_pulse_source_contract(
     assert rows[0]["ties"] == 2  # equal stamps: a tie, drawn by lot
     assert all(r["first_won"] == 2 for r in rows[1:])
     assert report["stuck"]["buttons"] == []  # the emulator path has no stuck check here
-    # ...nor a glitch check (the firmware has none): not run, never "passed"
-    assert report["glitch"]["run"] is False and report["glitch"]["buttons"] == []
-    assert "no glitch check" in report["not_run"]["glitch"]
-    assert (
-        report["phantom"]["run"] is False
-        and "Pico drives its own lamps" in (report["not_run"]["phantom"])
-    )
+    # The firmware's glitch check runs through it: a 1 µs spike on every button.
+    assert report["glitch"]["run"] is True and report["glitch_ms"] == 1.0
+    assert [b["key"] for b in report["glitch"]["buttons"]] == ["1", "2", "3", "4"]
+    assert all(b["presses"] == 0 for b in report["glitch"]["buttons"])
+    # A link that said no HELLO has no lamps: the phantom check says so, never "passed".
+    assert report["phantom"]["run"] is False
+    assert "no lamps" in report["not_run"]["phantom"]
+
+
+def test_a_pico_that_takes_a_spike_for_a_press_fails_the_glitch_check(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class SpikyFirmware(FakeFirmware):
+        takes_spikes = True
+
+    emulator = types.ModuleType("firmware_bridge.emulator")
+    emulator.selftest_pulse_source = SpikyFirmware  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "firmware_bridge.emulator", emulator)
+    monkeypatch.setitem(sys.modules, "firmware_bridge.link", types.ModuleType("link"))
+    args = ["selftest", "--emulate", "--checks", "glitch", "--hold-off-ms", "1", "--no-png"]
+    assert main([*args, "--no-progress", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert all(b["presses"] == 1 and not b["ok"] for b in report["glitch"]["buttons"])
 
 
 def test_the_glitch_check_fails_when_spikes_are_taken_for_presses(
@@ -431,7 +459,9 @@ def test_the_phantom_check_fails_when_a_lamp_couples_into_a_button_line(tmp_path
     factory.pin(16, pin_class=MockConnectedPin, input_pin=factory.pin(17))  # the coupling
     rig = gpio_rig(pinmap, factory, simulate=True)
     try:
-        (row,) = check_phantom(rig, Progress(1, sys.stderr, enabled=False))
+        lamps = rig.lamp_switch()
+        assert lamps is not None
+        (row,) = check_phantom(rig, lamps, Progress(1, sys.stderr, enabled=False))
     finally:
         rig.close()
     assert not row.ok

@@ -33,7 +33,6 @@ the self-test only sleeps from it.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import threading
 import time
@@ -41,13 +40,12 @@ from collections.abc import Callable, Sequence
 
 from buzzer.arbiter.events import Press, Release
 from firmware_bridge.chip.model import (
-    FIRMWARE_DIR,
     TICKS_PERIOD_US,
     AppliedEdge,
     ChipModel,
     ChipModelError,
 )
-from firmware_bridge.firmware import logic
+from firmware_bridge.firmware import logic, settings
 from firmware_bridge.link import BridgeLink, EventInfo, LinkConfig
 
 LABEL = "the real firmware on an emulated RP2040 (MicroPython v1.28 + rp2040js), through BridgeLink"
@@ -65,20 +63,22 @@ CONNECT_TIMEOUT_S = 30.0
 def firmware_holdoff_ns() -> int:
     """``HOLDOFF_US`` of ``main.py``, in ns: the hold-off the firmware really applies.
 
-    Read from the source (``main.py`` imports ``machine`` and cannot be
-    imported here) so that the self-test's gaps follow the firmware if it
-    changes, rather than a copy of the number.
+    Read from the source (``firmware_bridge.firmware.settings``) so that the
+    self-test's gaps follow the firmware if it changes, rather than a copy
+    of the number.
     """
-    tree = ast.parse((FIRMWARE_DIR / "main.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if (
-            isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == "HOLDOFF_US" for t in node.targets)
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, int)
-        ):
-            return node.value.value * 1_000
-    raise ChipModelError(f"no HOLDOFF_US = <int> in {FIRMWARE_DIR / 'main.py'}")
+    try:
+        return settings.holdoff_us() * 1_000
+    except settings.FirmwareSourceError as exc:
+        raise ChipModelError(str(exc)) from None
+
+
+def firmware_glitch_ns() -> int:
+    """``GLITCH_US`` of ``main.py``, in ns: the firmware's glitch check (see logic.EdgeRing)."""
+    try:
+        return settings.glitch_us() * 1_000
+    except settings.FirmwareSourceError as exc:
+        raise ChipModelError(str(exc)) from None
 
 
 class ChipPulseSource:
@@ -310,6 +310,16 @@ class ChipPulseSource:
     def release(self, key: str) -> int:
         return self._drive([(key, 1, 0)])[0].wall_ns
 
+    def spike(self, key: str, width_ns: int) -> tuple[int, int]:
+        """A press and its release ``width_ns`` apart on the chip's clock (the glitch check).
+
+        Returns the host times of both edges: the first as the harness applied
+        it, the second that plus the exact emulated width, so the report
+        shows the spike the firmware saw rather than the pipe's timing.
+        """
+        down, up = self._drive([(key, 0, 0), (key, 1, width_ns)])
+        return down.wall_ns, down.wall_ns + (up.ns - down.ns)
+
     def press_pair(self, first: str, second: str, offset_ns: int) -> tuple[int, int]:
         since = len(self._events)
         one, two = self._drive([(first, 0, 0), (second, 0, offset_ns)])
@@ -338,6 +348,7 @@ def selftest_pulse_source(
 __all__ = [
     "LABEL",
     "ChipPulseSource",
+    "firmware_glitch_ns",
     "firmware_holdoff_ns",
     "selftest_pulse_source",
 ]

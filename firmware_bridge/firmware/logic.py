@@ -548,6 +548,7 @@ _COMMIT = const(3)
 _LEVELS = const(4)
 _HOLDING = const(5)
 _HIDDEN = const(6)
+_PENDING = const(7)
 
 
 class EdgeRing:
@@ -581,6 +582,21 @@ class EdgeRing:
     an insertion never moves a slot it is reading. The heartbeat must not
     pass a hidden change either: :meth:`hidden_before`.
 
+    **Glitch check** (``glitch_us`` > 0; ``GLITCH_US`` in main.py): a change
+    outside a hold-off is first a *candidate*, stamped with its sample's
+    tick. It becomes the edge, with that first tick, only if the raw level
+    still differs from the reported one ``glitch_us`` later (the level *at*
+    that instant: the next sample of the button, or :meth:`housekeep`, settles
+    it). A spike shorter than that (a lamp's MOSFET switching beside the
+    cable) is no press and no release; a bouncing press keeps its first
+    edge's stamp (a spike followed by a press within ``glitch_us`` reads as
+    a bounce, so that press is stamped at the spike). A confirmed edge's
+    hold-off runs from its candidate's tick; a glitch leaves none. A
+    candidate is hidden like a change in a hold-off (the heartbeat and the
+    edges after it wait for it), so the check costs each press
+    ``glitch_us`` of delivery, never its stamp or its order. The Pi's GPIO
+    path applies the same rule (``hardware/buttons.py`` ``EdgeFilter``).
+
     Nothing called from the IRQ allocates: small ints in preallocated
     ``array``/``bytearray`` slots, and ``diff`` is the builtin
     ``time.ticks_diff`` on the Pico.
@@ -592,22 +608,26 @@ class EdgeRing:
         size: int = 64,
         holdoff_us: int = 10000,
         diff: "Callable[[int, int], int]" = ticks_diff,
+        glitch_us: int = 0,
     ) -> None:
         self.buttons = buttons
         self.mask = (1 << buttons) - 1
         self.size = size
         self.holdoff = holdoff_us
+        self.glitch = glitch_us
         self.diff = diff
         self.ticks = array("I", [0] * size)
         self.what = bytearray(size)  # button | pressed << 6 | reconciled << 7
         # [HEAD] (producer), [TAIL] (main loop), [OVERFLOWS], [COMMIT] (producer:
         # take() reads up to it), [LEVELS] (the last sample), and bit masks of the
-        # buttons [HOLDING] off and of those whose raw level differs from the
-        # reported one while held off ([HIDDEN]). The masks make the usual case
-        # cheap: the main loop runs housekeep() with IRQs off every round, and
-        # with no hold-off running it must cost next to nothing.
-        self.idx = array("I", [0, 0, 0, 0, 0, 0, 0])
-        self.last = array("I", [0] * buttons)  # the tick the hold-off started at
+        # buttons [HOLDING] off, of those whose raw level differs from the
+        # reported one while held off ([HIDDEN]), and of those whose change is a
+        # candidate awaiting its glitch check ([PENDING], also HOLDING). The masks
+        # make the usual case cheap: the main loop runs housekeep() with IRQs off
+        # every round, and with no hold-off running it must cost next to nothing.
+        self.idx = array("I", [0, 0, 0, 0, 0, 0, 0, 0])
+        # The tick the hold-off started at (a pending candidate's own tick).
+        self.last = array("I", [0] * buttons)
         self.state = bytearray(buttons)  # 1: reported pressed
         self.raw = bytearray(buttons)  # 1: the last sample read it pressed
         self.raw_tick = array("I", [0] * buttons)  # the tick of its last raw change
@@ -642,21 +662,38 @@ class EdgeRing:
         self.raw[button] = pressed
         self.raw_tick[button] = tick
         if idx[_HOLDING] & bit:
+            if idx[_PENDING] & bit:
+                return  # a candidate's bounce, or its end: its check decides
             # Inside the hold-off: recorded, settled when it ends.
             if pressed == self.state[button]:
                 idx[_HIDDEN] &= ~bit
             else:
                 idx[_HIDDEN] |= bit
             return
-        self.state[button] = pressed
         idx[_HOLDING] |= bit
         self.last[button] = tick
+        if self.glitch:
+            idx[_PENDING] |= bit  # a candidate until its glitch check
+            return
+        self.state[button] = pressed
         self._insert(button | (pressed << 6), tick)
 
     def _expire(self, button: int, bit: int, now: int) -> None:
         """End the held-off button's hold-off if it is over at ``now``, reconciling
         what it hid."""
         idx = self.idx
+        if idx[_PENDING] & bit:
+            if self.diff(now, self.last[button]) < self.glitch:
+                return
+            # The glitch check: the raw level now is the level at the check
+            # instant (any later change would have called this first).
+            idx[_PENDING] &= ~bit
+            pressed = self.raw[button]
+            if pressed == self.state[button]:
+                idx[_HOLDING] &= ~bit  # gone again by the check: a glitch, no edge
+                return
+            self.state[button] = pressed
+            self._insert(button | (pressed << 6), self.last[button])
         while self.diff(now, self.last[button]) >= self.holdoff:
             pressed = self.raw[button]
             if pressed == self.state[button]:
@@ -698,13 +735,16 @@ class EdgeRing:
         idx[_HEAD] = nxt
 
     def _hidden(self) -> int:
-        """The earliest ``raw_tick`` of a change hidden in a hold-off, or -1 (none)."""
-        hidden = self.idx[_HIDDEN]
+        """The earliest tick that may yet be reported, or -1 (none): a change hidden
+        in a hold-off (its ``raw_tick``) or a candidate awaiting its glitch check
+        (its ``last``)."""
+        pending = self.idx[_PENDING]
+        hidden = self.idx[_HIDDEN] | pending
         earliest = -1
         button = 0
         while hidden:
             if hidden & 1:
-                tick = self.raw_tick[button]
+                tick = self.last[button] if (pending >> button) & 1 else self.raw_tick[button]
                 if earliest < 0 or self.diff(tick, earliest) < 0:
                     earliest = tick
             hidden >>= 1
@@ -733,7 +773,7 @@ class EdgeRing:
         ``now`` (a stamp a few µs ahead, see :func:`capture_stamp`) is
         reported as ``now``: the heartbeat stays below that anyway.
         """
-        if not self.idx[_HIDDEN]:
+        if not (self.idx[_HIDDEN] | self.idx[_PENDING]):
             return now
         hidden = self._hidden()
         if self.diff(hidden, now) > 0:

@@ -54,6 +54,12 @@ LAMP_PINS = logic.LAMP_PINS
 #: A contact's bounce is a few ms; the first edge counts, the next ones of that
 #: button within this are ignored.
 HOLDOFF_US = 10_000
+#: The glitch check: a change is a press (or a release) only if the line still
+#: holds its new level this long after its first edge, which keeps its stamp
+#: (logic.EdgeRing). A spike coupled into a long button cable (a lamp's MOSFET
+#: switching beside it) lasts microseconds; a press, tens of milliseconds.
+#: The Pi's GPIO path uses the same 1 ms (glitch_ms in the pin map).
+GLITCH_US = 1_000
 RING_SIZE = 64
 #: The longest gap between two heartbeats while the host listens (its watermark's
 #: step), and how long one main-loop round may take without stretching it: a
@@ -254,6 +260,17 @@ def fifo_overflowed() -> int:
     return 0
 
 
+@micropython.viper
+def pin_levels(first_pin: int, mask: int) -> int:
+    """The button inputs' levels now (bit i: button i's pin high), from SIO GPIO_IN.
+
+    One register read, no allocation (GPIO_IN has 30 bits: a small int), so the
+    hard IRQ may call it.
+    """
+    gpio_in = ptr32(0xD0000004)  # SIO GPIO_IN
+    return (gpio_in[0] >> first_pin) & mask
+
+
 def board_id():
     try:
         return machine.unique_id()
@@ -302,13 +319,15 @@ class Capture:
     Attribute reads and a bound method allocate nothing.
     """
 
-    def __init__(self, sm, base, ring, mask):
+    def __init__(self, sm, base, ring, mask, first_pin):
         self.rx_level = sm.rx_fifo
         self.take_word = sm.get
         self.base = base
         self.ring = ring
         self.sample = ring.sample
         self.mask = mask
+        self.first_pin = first_pin
+        self.levels = pin_levels
         self.stamp = logic.capture_stamp
         self.ticks_us = time.ticks_us
         self.disable_irq = machine.disable_irq
@@ -323,6 +342,12 @@ class Capture:
             self.sample(~word & self.mask, self.stamp(word, now, self.base))
         if fifo_overflowed():
             self.ring.lost()
+            # The dropped word was a change, and the PIO pushes changes only: the
+            # ring would keep a stale level until the pins change again, and a
+            # glitch check would read it (a bounce's last press lost = no press).
+            # Resynchronise from the pins themselves, stamped now.
+            levels = self.levels(self.first_pin, self.mask)
+            self.sample(~levels & self.mask, self.ticks_us())
 
     def now_and_drain(self):
         # The tick the heartbeat will report, then every word sampled before it:
@@ -345,10 +370,10 @@ def main():
     lamps = [Pin(n, Pin.OUT, value=0) for n in LAMP_PINS]
     count = len(buttons)
     mask = (1 << count) - 1
-    ring = logic.EdgeRing(count, RING_SIZE, HOLDOFF_US, time.ticks_diff)
+    ring = logic.EdgeRing(count, RING_SIZE, HOLDOFF_US, time.ticks_diff, GLITCH_US)
     ticks_us = time.ticks_us
     sm, base = start_capture(BUTTON_PINS[0], count)
-    capture = Capture(sm, base, ring, mask)
+    capture = Capture(sm, base, ring, mask, BUTTON_PINS[0])
     sm.irq(capture.drain, hard=True)
     now_and_drain = capture.now_and_drain
 
