@@ -78,8 +78,9 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     run.add_argument(
         "--serial",
         default=os.environ.get("SVOYAK_SERIAL"),
-        help="the Raspberry Pi Pico's serial port, as a pyserial URL (/dev/ttyACM0, or the "
-        "path `svoyak emulate` prints); default: $SVOYAK_SERIAL, else none. A Pico that "
+        help="the Raspberry Pi Pico's serial port, as a pyserial URL "
+        "(/dev/serial/by-id/usb-…-if00, stabler than /dev/ttyACM0; or the path "
+        "`svoyak emulate` prints); default: $SVOYAK_SERIAL, else none. A Pico that "
         "does not answer within 5 s is an error (exit status 2)",
     )
     run.add_argument(
