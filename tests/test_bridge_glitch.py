@@ -150,3 +150,32 @@ def test_the_firmware_and_its_python_model_apply_the_same_check() -> None:
     with Emulator(buttons=2, lamps=2) as emulator:
         assert emulator.ring.glitch == settings.glitch_us()
         assert emulator.ring.holdoff == settings.holdoff_us()
+
+
+def test_a_resync_after_a_lost_word_keeps_a_bouncing_press_s_first_stamp() -> None:
+    # The capture FIFO dropped the bounce's last word (pressed again at 400):
+    # the ring last saw "released" at 300. Read from the pins 4 ms later, the
+    # button is pressed: the candidate held through the loss and keeps tick 100.
+    r = ring()
+    for level, tick in ((1, 100), (0, 200), (1, 250), (0, 300)):
+        r.sample(level, tick)
+    r.resync(0b01, 4_100)
+    r.housekeep(20_000)
+    assert drain(r) == [(0, 1, 0, 100)]
+    # An ordinary sample instead would have dropped the candidate at its check
+    # (the stale "released") and stamped the press at the read: 4 ms late.
+    late = ring()
+    for level, tick in ((1, 100), (0, 200), (1, 250), (0, 300)):
+        late.sample(level, tick)
+    late.sample(0b01, 4_100)
+    late.housekeep(20_000)
+    assert drain(late) == [(0, 1, 0, 4_100)]
+
+
+def test_a_resync_that_reads_the_old_level_is_still_a_glitch() -> None:
+    r = ring()
+    r.sample(0b01, 100)
+    r.sample(0b00, 101)
+    r.resync(0b00, 4_000)
+    r.housekeep(20_000)
+    assert drain(r) == []

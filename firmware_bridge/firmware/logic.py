@@ -654,6 +654,30 @@ class EdgeRing:
         if idx[_COMMIT] != idx[_HEAD]:
             self._commit()
 
+    def resync(self, levels: int, tick: int) -> None:
+        """The buttons' levels read from the pins at ``tick``, after samples were lost.
+
+        The capture machine pushes changes only, so after a dropped word the
+        ring's levels may be stale (main.py reads the pins on FDEBUG.RXSTALL).
+        A candidate awaiting its glitch check whose button now reads its new
+        level is taken as held through the loss (the lost word was its
+        bounce settling back), so it keeps its first edge's stamp rather than
+        being dropped at a check that read the stale level; everything else
+        is an ordinary :meth:`sample` at ``tick``. No allocation (hard IRQ).
+        """
+        levels &= self.mask
+        pending = self.idx[_PENDING]
+        button = 0
+        while pending:
+            if pending & 1:
+                level = (levels >> button) & 1
+                if self.raw[button] != level:
+                    self.raw[button] = level
+                    self.raw_tick[button] = tick
+            pending >>= 1
+            button += 1
+        self.sample(levels, tick)
+
     def _level(self, button: int, pressed: int, tick: int) -> None:
         idx = self.idx
         bit = 1 << button

@@ -347,7 +347,7 @@ class Capture:
             # glitch check would read it (a bounce's last press lost = no press).
             # Resynchronise from the pins themselves, stamped now.
             levels = self.levels(self.first_pin, self.mask)
-            self.sample(~levels & self.mask, self.ticks_us())
+            self.ring.resync(~levels & self.mask, self.ticks_us())
 
     def now_and_drain(self):
         # The tick the heartbeat will report, then every word sampled before it:
