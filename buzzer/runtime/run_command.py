@@ -297,8 +297,13 @@ def _serve(
     header = json.loads(next(iter(store.lines()))) if resumed and store else None
     texts = _package_texts(store, args, players)
     app.state.panel.hub.question_lookup = texts.host_view
+    from hardware.pinmap import PinMapError
+
     try:
         gpio = _gpio(args.pins, runtime, app.state.panel, args.gpiochip)
+    except PinMapError as exc:
+        _fail(f"GPIO: {exc}")
+        return EXIT_BAD_CONFIG
     except (OSError, ValueError, RuntimeError) as exc:
         return _fail(f"GPIO: {exc}")
     if gpio is not None:
@@ -376,6 +381,9 @@ def _serve(
 #: technician must act (deploy/svoyak.service: RestartPreventExitStatus, no restart loop).
 #: Not 2, which a missing Pico also gives and for which systemd retries until it is there.
 EXIT_UNREPLAYABLE = 65  # EX_DATAERR (sysexits.h)
+#: ...and for a pin map that cannot be used (a pin twice, GPIO2/3 with pull = "none",
+#: bad TOML): restarting every 2 s would meet the same file; the technician fixes it.
+EXIT_BAD_CONFIG = 78  # EX_CONFIG (sysexits.h)
 
 
 def _unreplayable(path: Path, exc: Any) -> int:
