@@ -15,19 +15,13 @@ from hypothesis import strategies as st
 
 from firmware_bridge.emulator import Emulator
 from firmware_bridge.firmware import logic, settings
+from tests.test_bridge_capture import drain
 
 GLITCH = 1_000
 
 
 def ring(buttons: int = 2) -> logic.EdgeRing:
     return logic.EdgeRing(buttons, holdoff_us=10_000, glitch_us=GLITCH)
-
-
-def drain(edges: logic.EdgeRing) -> list[tuple[int, int, int, int]]:
-    out = []
-    while (edge := edges.take()) is not None:
-        out.append(edge)
-    return out
 
 
 def test_a_one_microsecond_spike_is_no_press_and_no_release() -> None:
