@@ -94,8 +94,9 @@ def main() -> int:
         print(f"chip model: {port}", file=sys.stderr)
         return 2
     # The host's clock: the wall clock for a paced chip, K x it for a dilated one.
-    host_clock = time.monotonic_ns if args.dilate is None else DilatedClock(args.dilate)
-    host_ns = (lambda wall: wall) if args.dilate is None else DilatedClock(args.dilate).host_ns
+    dilated = None if args.dilate is None else DilatedClock(args.dilate)
+    host_clock = time.monotonic_ns if dilated is None else dilated
+    host_ns = (lambda wall: wall) if dilated is None else dilated.host_ns
     stretch = 1.0 if args.dilate is None else 1 / float(args.dilate)
     events: list[EventInfo] = []
     lock = threading.Lock()

@@ -24,6 +24,13 @@ def ring(buttons: int = 2) -> logic.EdgeRing:
     return logic.EdgeRing(buttons, holdoff_us=10_000, glitch_us=GLITCH)
 
 
+def feed(r: logic.EdgeRing, *samples: tuple[int, int]) -> logic.EdgeRing:
+    """``(levels, tick)`` samples in turn, as the capture IRQ hands them over."""
+    for levels, tick in samples:
+        r.sample(levels, tick)
+    return r
+
+
 def test_a_one_microsecond_spike_is_no_press_and_no_release() -> None:
     r = ring()
     r.sample(0b01, 100)
@@ -50,9 +57,7 @@ def test_a_held_press_is_confirmed_at_the_check_with_its_first_edge_s_stamp() ->
 
 
 def test_a_bouncing_press_keeps_its_first_edge_s_stamp() -> None:
-    r = ring()
-    for level, tick in ((1, 100), (0, 140), (1, 180), (0, 260), (1, 300)):
-        r.sample(level, tick)
+    r = feed(ring(), (1, 100), (0, 140), (1, 180), (0, 260), (1, 300))
     r.housekeep(1_500)
     assert drain(r) == [(0, 1, 0, 100)]
 
@@ -150,18 +155,14 @@ def test_a_resync_after_a_lost_word_keeps_a_bouncing_press_s_first_stamp() -> No
     # The capture FIFO dropped the bounce's last word (pressed again at 400):
     # the ring last saw "released" at 300. Read from the pins 4 ms later, the
     # button is pressed: the candidate held through the loss and keeps tick 100.
-    r = ring()
-    for level, tick in ((1, 100), (0, 200), (1, 250), (0, 300)):
-        r.sample(level, tick)
+    bounce = ((1, 100), (0, 200), (1, 250), (0, 300))
+    r = feed(ring(), *bounce)
     r.resync(0b01, 4_100)
     r.housekeep(20_000)
     assert drain(r) == [(0, 1, 0, 100)]
     # An ordinary sample instead would have dropped the candidate at its check
     # (the stale "released") and stamped the press at the read: 4 ms late.
-    late = ring()
-    for level, tick in ((1, 100), (0, 200), (1, 250), (0, 300)):
-        late.sample(level, tick)
-    late.sample(0b01, 4_100)
+    late = feed(ring(), *bounce, (0b01, 4_100))
     late.housekeep(20_000)
     assert drain(late) == [(0, 1, 0, 4_100)]
 
