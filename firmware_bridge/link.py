@@ -525,11 +525,15 @@ class BridgeLink:
     def _open(self) -> _Session | None:
         config = self.config
         try:
+            # exclusive: a second svoyak (a technician's selftest while the
+            # service runs) is refused at open, instead of both reading the
+            # Pico's bytes and each getting half of every frame.
             port = self._serial_factory(
                 config.url,
                 baudrate=config.baudrate,
                 timeout=config.read_timeout_s,
                 write_timeout=config.write_timeout_s,
+                exclusive=True,
             )
         except (serial.SerialException, OSError, ValueError) as exc:
             log.debug("cannot open %s: %s", config.url, exc)

@@ -323,6 +323,9 @@ class ButtonBank:
         self._cond = threading.Condition()
         self._refs = itertools.count(1)
         self._filters: dict[str, EdgeFilter] = {}
+        #: Raw edges seen per button, before any filter: spikes show here even
+        #: when the glitch check keeps them from being presses.
+        self._edges: dict[str, int] = {}
         self.specs: dict[str, ButtonPin] = {}
         self.devices: dict[str, StampedInput] = {}
         self._closed = False
@@ -370,6 +373,17 @@ class ButtonBank:
         """Buttons reported stuck and not released since: their presses are ignored."""
         with self._cond:
             return frozenset(k for k, f in self._filters.items() if f.stuck)
+
+    def edge_counts(self) -> dict[str, int]:
+        """Raw edges each button's line has had since the bank started, filtered or not.
+
+        The phantom check reads them before and after switching the lamps: a
+        line that picks up the lamps' switching shows edges long before its
+        spikes grow into presses, which is what a technician wants to see
+        on the bench rather than at the tournament.
+        """
+        with self._cond:
+            return dict(self._edges)
 
     def held_at_start(self) -> frozenset[str]:
         """Buttons that were already down when the bank started and still are."""
@@ -464,6 +478,7 @@ class ButtonBank:
                     filt = self._filters.get(key)
                     if filt is None or self._closed:
                         return
+                    self._edges[key] = self._edges.get(key, 0) + 1
                     changes = filt.edge(t, active)
                     if changes:
                         self._emit(key, changes, filt)

@@ -45,10 +45,12 @@ class PinBusy(FactoryUnavailable):
 def claim_error(exc: BaseException, pin: int, what: str) -> BaseException:
     """What to raise when claiming ``pin`` for ``what`` failed.
 
-    The kernel gives a GPIO line to one program at a time: lgpio says "GPIO
-    busy" when another holds it. On the appliance that other program is the
-    svoyak service, which holds every pin of its map while it runs, so the
-    technician's ``check-buttons`` or ``selftest`` is told to stop it first.
+    The kernel gives a GPIO line to one program at a time: the claim's ioctl
+    fails with EBUSY, which lgpio turns into its LG_GPIO_BUSY (-79), raised
+    in Python as ``lgpio.error('GPIO busy')`` (its error-text table). On the
+    appliance that other program is the svoyak service, which holds every pin
+    of its map while it runs, so the technician's ``check-buttons`` or
+    ``selftest`` is told to stop it first.
     Any other error is returned as it is.
     """
     busy = "busy" in str(exc).lower() or getattr(exc, "errno", None) == errno.EBUSY

@@ -131,6 +131,10 @@ class PhantomRow:
     lamps: int
     #: Button key → presses seen while the lamps switched (nobody pressed anything).
     phantoms: dict[str, int] = field(default_factory=dict)
+    #: Button key → raw edges on its line meanwhile, presses or spikes the glitch
+    #: check kept out (only lines that had any); None where the input path
+    #: filters before the host sees an edge (the Pico's firmware).
+    edges: dict[str, int] | None = None
 
     @property
     def ok(self) -> bool:
@@ -293,6 +297,7 @@ class SelftestReport:
                         "switches": r.switches,
                         "lamps": r.lamps,
                         "phantoms": dict(r.phantoms),
+                        "edges": None if r.edges is None else dict(r.edges),
                         "ok": r.ok,
                     }
                     for r in self.phantom
@@ -400,6 +405,16 @@ class SelftestReport:
                 lines.append("  no press came: ok")
             for key, count in sorted(pr.phantoms.items()):
                 lines.append(f"  {describe_key(key):<22}{count} phantom press(es): FAIL")
+            if pr.edges is None:
+                lines.append("  edges on the lines: not seen by this host (the Pico filters them)")
+            elif not pr.edges:
+                lines.append("  no edge on any button line")
+            for key, count in sorted((pr.edges or {}).items()):
+                if key not in pr.phantoms:
+                    lines.append(
+                        f"  {describe_key(key):<22}{count} edge(s), no press: the glitch check "
+                        "kept them out; check the star ground and the pull-ups before a game"
+                    )
         if self.stuck or self.held_at_start:
             lines += ["", f"stuck: held past {self.stuck_threshold_s:g} s (the test's threshold)"]
             for sr in self.stuck:

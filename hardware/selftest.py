@@ -1047,8 +1047,10 @@ def check_phantom(
     and this says whether it does on this wiring (on mock pins or the chip
     model: the software path only). ``lamps`` is closed here, all off.
     """
+    bank = rig.bank
     try:
         _drain(rig)
+        edges_before = bank.edge_counts() if bank is not None else None
         for _ in range(switches):
             lamps.switch_all(True)
             time.sleep(period_s / 2)
@@ -1062,10 +1064,18 @@ def check_phantom(
             if isinstance(event, PRESS_INPUTS):
                 key = key_of(event)
                 phantoms[key] = phantoms.get(key, 0) + 1
+        edges: dict[str, int] | None = None
+        if bank is not None and edges_before is not None:
+            after = bank.edge_counts()
+            edges = {
+                key: count - edges_before.get(key, 0)
+                for key, count in after.items()
+                if count > edges_before.get(key, 0)
+            }
     finally:
         lamps.close()
     progress.step("phantom")
-    return [PhantomRow(switches, lamps.lamps, phantoms)]
+    return [PhantomRow(switches, lamps.lamps, phantoms, edges)]
 
 
 def _wait_proven(rig: Rig, t_ns: int) -> None:

@@ -328,3 +328,22 @@ def test_selftest_generator_presses_a_pico_end_to_end(
 def test_serial_without_generator_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["selftest", "--serial", "/dev/ttyACM0", "--no-png"]) == 2
     assert "--serial goes with --generator" in capsys.readouterr().err
+
+
+def test_a_generator_port_another_program_holds_is_refused_with_what_to_do() -> None:
+    import os
+    import pty
+
+    import serial  # type: ignore[import-untyped]
+
+    master, slave = pty.openpty()
+    name = os.ttyname(slave)
+    holder = serial.serial_for_url(name, exclusive=True, timeout=0.1)
+    try:
+        with pytest.raises(GeneratorError, match="another program holds the port") as refused:
+            PulseGenerator(name, timeout_s=0.5)
+        assert "sudo systemctl stop svoyak" in str(refused.value)
+    finally:
+        holder.close()
+        os.close(master)
+        os.close(slave)

@@ -311,3 +311,34 @@ def test_a_pico_with_fewer_buttons_than_players(tmp_path: Path) -> None:
         (alert,) = _source_alerts(hub, "buttons")
         assert (alert["count"], alert["seats"]) == (2, 4)
         assert attached.link.stats().short_of_buttons >= 1
+
+
+def test_a_pico_port_another_program_holds_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    """The service holds the Pico's port: a second svoyak is refused at open.
+
+    Without the exclusive open both programs would read the Pico's bytes and
+    each lose part of every frame; with it the technician is told to stop the
+    service first.
+    """
+    import serial  # type: ignore[import-untyped]
+
+    from buzzer.runtime.inputs import PicoUnavailable
+
+    runtime = Runtime(Controller.new(header(2, 10)))
+    with Emulator(buttons=2, lamps=2) as emu:
+        service = serial.serial_for_url(emu.path, exclusive=True, timeout=0.1)
+        try:
+            with pytest.raises(PicoUnavailable) as refused:
+                attach_bridge(runtime, emu.path, connect_timeout_s=1.0, required=True)
+        finally:
+            service.close()
+        text = str(refused.value)
+        assert "another program holds the port" in text
+        assert "порт занят другой программой" in text
+        assert "sudo systemctl stop svoyak" in text
+        # released, the same port connects at once
+        attached = attach_bridge(runtime, emu.path, connect_timeout_s=5.0, required=True)
+        try:
+            assert attached.link.connected
+        finally:
+            attached.close()

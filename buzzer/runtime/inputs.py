@@ -212,12 +212,23 @@ class _OpenErrors:
         return port
 
 
-def _reason(errors: _OpenErrors, timeout_s: float, link: Any = None) -> tuple[str, str]:
+def _reason(errors: _OpenErrors, timeout_s: float, link: Any = None) -> tuple[str, ...]:
+    """Why the Pico did not answer, in Russian and English (and advice, where it differs)."""
     import os
 
+    from firmware_bridge.ports import port_held_elsewhere
     from firmware_bridge.protocol import PROTOCOL_VERSION
 
     exc = errors.last
+    if not errors.opened and exc is not None and port_held_elsewhere(exc):
+        return (
+            "порт занят другой программой (чаще всего работающей службой svoyak)",
+            "another program holds the port (most often the running svoyak service)",
+            "Остановите её (sudo systemctl stop svoyak), выполните команду, потом "
+            "запустите снова (sudo systemctl start svoyak)",
+            "Stop it first (sudo systemctl stop svoyak), run this, then start it again "
+            "(sudo systemctl start svoyak)",
+        )
     if not errors.opened and exc is not None:
         errno = getattr(exc, "errno", None)
         why = os.strerror(errno) if isinstance(errno, int) else str(exc)

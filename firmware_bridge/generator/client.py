@@ -17,6 +17,7 @@ from typing import Any
 import serial  # type: ignore[import-untyped]
 
 from buzzer.errors import SvoyakError
+from firmware_bridge.ports import HELD_ADVICE, port_held_elsewhere
 
 #: A step: the 8 output levels (bit 0 = channel 0 = GP2) and how long they hold (ns).
 Step = tuple[int, int]
@@ -61,8 +62,10 @@ class PulseGenerator:
         self.url = url
         self.timeout_s = timeout_s
         try:
-            self._port = serial_factory(url, baudrate=115_200, timeout=timeout_s)
+            self._port = serial_factory(url, baudrate=115_200, timeout=timeout_s, exclusive=True)
         except (OSError, serial.SerialException) as exc:
+            if port_held_elsewhere(exc):
+                raise GeneratorError(f"the pulse generator on {url}: {HELD_ADVICE}") from None
             raise GeneratorError(
                 f"the pulse generator on {url} cannot be opened ({exc}); is its Pico plugged "
                 "in? ls -l /dev/serial/by-id/"
