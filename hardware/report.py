@@ -169,6 +169,10 @@ class SelftestReport:
     fairness_pair: tuple[str, str] | None = None
     #: The running game's wait bound (ms) the fairness presses went through.
     fairness_wait_bound_ms: float | None = None
+    #: Whether the offsets were exact on the wires (a generator, the chip model), or
+    #: only the start of this host's second write (loopback pins): then the gap
+    #: column, not the offset, is where the presses fell.
+    fairness_offsets_exact: bool = True
     bounce: list[BounceRow] = field(default_factory=list)
     glitch: list[GlitchRow] = field(default_factory=list)
     phantom: list[PhantomRow] = field(default_factory=list)
@@ -242,6 +246,7 @@ class SelftestReport:
                 "pair": list(self.fairness_pair) if self.fairness_pair else None,
                 "through": "the live runtime (sources, wait bound, SQLite journal, listeners)",
                 "wait_bound_ms": self.fairness_wait_bound_ms,
+                "offsets_exact": self.fairness_offsets_exact,
                 "rows": [
                     {
                         "offset_us": r.offset_us,
@@ -371,6 +376,13 @@ class SelftestReport:
                 "there is no right answer: ties and either winner are fair; gap: the stamps' "
                 "median difference; delay: the earlier edge's stamp → the game's decision, ms)"
             )
+            if not self.fairness_offsets_exact:
+                lines.append(
+                    "NOTE: this host wrote each pair one pin after the other, so an offset is "
+                    "only when the second write began: the presses fell the gap column apart. "
+                    "Small offsets here test the order of two writes, not the input path's "
+                    "resolution; for that, press through a pulse generator (--generator PORT)."
+                )
         if self.bounce:
             lines += [
                 "",

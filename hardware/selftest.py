@@ -131,6 +131,10 @@ class PulseSource(Protocol):
     """
 
     label: str
+    #: Whether a pair's offset is exact on the wires (a generator, the chip
+    #: model, the emulator's device clock) or only the start of this host's
+    #: second write (loopback outputs, mock pins): the report says which.
+    exact_offsets: bool
 
     def channels(self) -> tuple[str, ...]:
         """The button keys this source can press."""
@@ -173,7 +177,11 @@ class LoopbackPulses:
 
     Each output is driven at its input's idle level and pulled to the active
     level for a press (for an active-low button: high at rest, low = pressed).
+    A pair is two writes one after the other: the second edge falls when its
+    write gets through gpiozero and the kernel, later than commanded.
     """
+
+    exact_offsets = False
 
     def __init__(self, label: str, outputs: Mapping[str, tuple[int, bool]], pin_factory: Any):
         from gpiozero import DigitalOutputDevice  # type: ignore[import-untyped]
@@ -261,6 +269,8 @@ class GeneratorPulses:
     only the checks that need no host-clock drive time use them.
     """
 
+    exact_offsets = True
+
     def __init__(self, generator: Any, channels: Mapping[str, int], active_low: Mapping[str, bool]):
         self.generator = generator
         self.label = (
@@ -344,6 +354,8 @@ class EmulatorPulses:
     An adapter: it imports ``firmware_bridge`` only when used, and fails with
     a clear message until that package provides :data:`EMULATOR_CONTRACT`.
     """
+
+    exact_offsets = True
 
     def __init__(self, keys: Sequence[str], sink: Callable[[ButtonEvent], None]) -> None:
         try:
@@ -1218,6 +1230,7 @@ def run_selftest(
         report.fairness_pair = (pair[0], pair[1])
         bound = DEFAULT_WAIT_BOUND_NS if rig.wait_bound_ns is None else rig.wait_bound_ns
         report.fairness_wait_bound_ms = bound / NS_PER_MS
+        report.fairness_offsets_exact = bool(getattr(rig.source, "exact_offsets", False))
         report.fairness = check_fairness(
             rig, options.rules, report.fairness_pair, options.offsets_us, options.trials, bar
         )

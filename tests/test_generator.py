@@ -232,6 +232,7 @@ def test_selftest_generator_end_to_end(
     assert report["mode"] == "generator" and "pulse generator on" in report["source"]
     assert report["software_only"] is False
     rows = report["fairness"]["rows"]
+    assert report["fairness"]["offsets_exact"] is True  # the generator's PIO: exact
     assert [(r["offset_us"], r["first_won"], r["late"], r["missed"]) for r in rows] == [
         (100, 4, 0, 0),
         (1000, 4, 0, 0),

@@ -63,6 +63,8 @@ def test_selftest_simulate_json_and_png(tmp_path: Path, capsys: pytest.CaptureFi
     rows = report["fairness"]["rows"]
     assert [r["offset_us"] for r in rows] == [0, 10, 100, 1000]
     assert report["fairness"]["rules"] == "tv-modern"
+    # two writes one after the other: the offsets are not exact, and the report says so
+    assert report["fairness"]["offsets_exact"] is False
     for row in rows:
         assert row["trials"] == 2 and row["missed"] == 0
         assert row["first_won"] + row["second_won"] + row["ties"] + row["late"] == 2
@@ -304,6 +306,7 @@ def test_selftest_emulate_through_the_pulse_source_contract(
     assert [b["key"] for b in report["latency"]["buttons"]] == ["1", "2", "3", "4"]
     assert all(b["median_us"] == pytest.approx(7.0) for b in report["latency"]["buttons"])
     rows = report["fairness"]["rows"]
+    assert report["fairness"]["offsets_exact"] is True  # placed on the device's clock
     assert [r["gap_median_us"] for r in rows] == pytest.approx([0, 10, 100, 1000])
     assert rows[0]["ties"] == 2  # equal stamps: a tie, drawn by lot
     assert all(r["first_won"] == 2 for r in rows[1:])
@@ -516,3 +519,24 @@ def test_the_phantom_check_reports_the_spikes_the_glitch_check_kept_out(
     report = SelftestReport("simulate", "mock pins", "pins.toml", 20.0, None, phantom=[row])
     text = report.table()
     assert "seat 1" in text and "6 edge(s), no press" in text and "star ground" in text
+
+
+def test_a_report_whose_offsets_were_two_writes_says_what_they_test() -> None:
+    """Asked for 10 µs, two writes land ~100 µs apart: the table must not pass that
+    off as the input path's resolution (the issue's "100 % right at 10 µs")."""
+    from hardware.report import FairnessRow, SelftestReport
+
+    row = FairnessRow(10)
+    row.trials, row.first_won, row.gaps_ns = 2, 2, [160_000, 158_000]
+
+    def table(exact: bool) -> str:
+        report = SelftestReport("rig", "loopback", "pins.toml", 20.0, None, fairness=[row])
+        report.fairness_pair, report.fairness_rules = ("1", "2"), "tv-modern"
+        report.fairness_offsets_exact = exact
+        return report.table()
+
+    loose = table(False)
+    assert "159.0" in loose  # the gap the stamps measured
+    assert "NOTE: this host wrote each pair one pin after the other" in loose
+    assert "--generator PORT" in loose
+    assert "NOTE" not in table(True)

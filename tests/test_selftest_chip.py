@@ -84,6 +84,7 @@ def test_fairness_the_earlier_press_wins_at_every_offset_from_2_us(
     _, report, _ = chip_report
     fairness = report["fairness"]
     assert isinstance(fairness, dict)
+    assert fairness["offsets_exact"] is True  # edges scheduled on the emulated clock
     rows = {row["offset_us"]: row for row in fairness["rows"]}
     assert sorted(rows) == list(OFFSETS_US)
     for offset, row in rows.items():

@@ -93,6 +93,8 @@ class ChipPulseSource:
     """
 
     label = LABEL
+    #: A pair's edges are scheduled on the emulated clock: exact (the self-test's report).
+    exact_offsets = True
 
     def __init__(
         self,
