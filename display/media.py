@@ -40,8 +40,9 @@ if TYPE_CHECKING:
     from display.packages import OnBoard, PackageTexts
     from rules.packages import CatParams
 
-#: The largest picture file read from a package (far below siq.MAX_MEDIA_BYTES, the
-#: archive's own limit: a board picture is never that big, and it is held in memory).
+#: The largest picture file read from a package (far below the readers' own
+#: limit, rules.packages.model.MAX_MEDIA_BYTES: a board picture is never that
+#: big, and it is held in memory).
 MAX_IMAGE_BYTES: Final = 32 * 1024 * 1024
 #: The most pixels a picture may declare; 40 MP is a 7 700 × 5 200 photograph,
 #: 160 MB decoded at 32 bits: the most a Raspberry Pi should be asked for.

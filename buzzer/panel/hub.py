@@ -140,17 +140,6 @@ class Connection:
         return False
 
 
-def controller_lock(controller: Controller) -> threading.RLock:
-    """The controller's own lock: holding it, no other input can be applied.
-
-    The panel holds it across "check the command on a copy, then submit it",
-    so that nothing slips in between. (The controller keeps it private; this
-    is the one place that reaches for it.)
-    """
-    lock: threading.RLock = controller._lock
-    return lock
-
-
 class PanelHub:
     """Fans the controller's updates out to the panels; keeps the panel-level state."""
 
@@ -201,7 +190,7 @@ class PanelHub:
         self._state_cache: dict[bool, tuple[int, int, str]] = {}
         #: a viewer's address closed for flooding → monotonic time it may come back
         self._penalties: dict[str, float] = {}
-        with controller_lock(controller):
+        with controller.lock:
             first = controller.snapshot()
             self._remember(first)
             self._last_visible = {k: v for k, v in first.items() if k not in ("version", "now")}
@@ -240,7 +229,7 @@ class PanelHub:
     def extras(self) -> dict[str, Any]:
         """What the host's controls need beyond the snapshot (whose turn, legal ranges)."""
         core = self.controller.core
-        with controller_lock(self.controller):
+        with self.controller.lock:
             game = core.game
             rules = game.rules
             stage = game.stage

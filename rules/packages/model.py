@@ -36,6 +36,9 @@ MAX_THEMES = 100
 MAX_QUESTIONS = 100
 #: Distinct prices of one main round (the board's rows).
 MAX_BOARD_PRICES = 100
+#: The largest media file a reader returns by default, whatever the package's
+#: format (``siq.SiqArchive.read_media``, ``own.read_media``): one limit, one home.
+MAX_MEDIA_BYTES = 256 * 1024 * 1024
 
 
 class PackageError(SvoyakError, ValueError):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from rules.packages.model import (
+    MAX_MEDIA_BYTES,
     MAX_PRICE,
     MAX_QUESTIONS,
     MAX_ROUNDS,
@@ -43,8 +44,6 @@ from rules.specials.params import picture_series_problem
 
 #: The largest package file accepted.
 MAX_JSON_BYTES: Final = 20 * 1024 * 1024
-#: The largest media file :func:`read_media` returns by default.
-MAX_MEDIA_BYTES: Final = 256 * 1024 * 1024
 FORMAT: Final = "svoyak-package"
 VERSION: Final = 1
 #: The final round's name when the document gives none.

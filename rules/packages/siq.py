@@ -43,6 +43,7 @@ from defusedxml import (  # type: ignore[import-untyped]
 from defusedxml.ElementTree import fromstring as safe_fromstring  # type: ignore[import-untyped]
 
 from rules.packages.model import (
+    MAX_MEDIA_BYTES,
     MAX_PRICE,
     MAX_QUESTIONS,
     MAX_ROUNDS,
@@ -67,8 +68,6 @@ from rules.packages.model import (
 #: The largest ``content.xml`` accepted, uncompressed. Real packages are well
 #: under 1 MB of XML; the limit stops a zip bomb before it is inflated.
 MAX_XML_BYTES: Final = 20 * 1024 * 1024
-#: The largest media file :meth:`SiqArchive.read_media` returns by default.
-MAX_MEDIA_BYTES: Final = 256 * 1024 * 1024
 #: The most entries an archive may have (a package has a few hundred at most).
 MAX_ENTRIES: Final = 100_000
 #: Warnings kept per package; the rest are counted.
