@@ -9,6 +9,7 @@ so that each module has one job: the game runs the rounds, this ends them.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from buzzer.arbiter.decisions import Decision, Note
 from buzzer.arbiter.events import FinalJudge, FinalRemove, FinalStake
@@ -39,18 +40,16 @@ class FinalRound:
     shootout: Shootout | None
     _final_pristine: bool
 
-    # What it needs of the game.
-    def _expect(self, stage: Stage, command: str) -> None:
-        raise NotImplementedError
+    if TYPE_CHECKING:
+        # What it needs of the game, declared for the type checker only: the
+        # game defines them (no stubs at run time that could be called by mistake).
+        def _expect(self, stage: Stage, command: str) -> None: ...
 
-    def _add(self, t: int, seat: int, delta: int, out: list[Decision]) -> None:
-        raise NotImplementedError
+        def _add(self, t: int, seat: int, delta: int, out: list[Decision]) -> None: ...
 
-    def _order_by_score(self, seats: Sequence[int]) -> list[int]:
-        raise NotImplementedError
+        def _order_by_score(self, seats: Sequence[int]) -> list[int]: ...
 
-    def _final_theme_count(self) -> int:
-        raise NotImplementedError
+        def _final_theme_count(self) -> int: ...
 
     def _final_begun(self) -> None:
         """The final is under way: the last main-round question can no longer be objected to."""

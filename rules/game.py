@@ -14,10 +14,10 @@ nothing here asks which rule system is in force.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar
 
 from buzzer.arbiter.decisions import (
     Chooser,
@@ -165,24 +165,6 @@ class Game(FinalRound):
         # True between the end of the main rounds and the first input of the final:
         # an objection on the last question may still change who plays it (TOUR-3.7).
         self._final_pristine = False
-        self._handlers: dict[type, Callable[[Any, list[Decision]], None]] = {
-            Select: self._on_select,
-            ReadingStart: lambda i, o: self.reading_start(i.t, o),
-            ReadingEnd: lambda i, o: self.reading_end(i.t, o),
-            Judge: self._on_judge,
-            Timeout: lambda i, o: self.timeout(i.t, o),
-            Bid: self._on_bid,
-            Pass: self._on_pass,
-            CatGive: self._on_cat_give,
-            CatPrice: self._on_cat_price,
-            BonusReply: self._on_bonus_reply,
-            CatPicture: self._on_cat_picture,
-            FinalRemove: self._on_final_remove,
-            FinalStake: self._on_final_stake,
-            FinalJudge: self._on_final_judge,
-            Correction: self._on_correction,
-            Objection: self._on_objection,
-        }
         if self.rules.has_chooser:
             self.chooser, how = self._first_chooser()
             out.append(FirstChooser(0, self.chooser, how))
@@ -248,11 +230,43 @@ class Game(FinalRound):
 
     # -- inputs --------------------------------------------------------------
 
+    #: Host command type → the name of the method that applies it. A table of
+    #: names on the class, not of bound methods and lambdas on the instance: a
+    #: game holds no closures, so a copy of it (the panel's trial run) is a
+    #: plain deep copy with nothing to re-bind.
+    _HANDLERS: ClassVar[dict[type, str]] = {
+        Select: "_on_select",
+        ReadingStart: "_on_reading_start",
+        ReadingEnd: "_on_reading_end",
+        Judge: "_on_judge",
+        Timeout: "_on_timeout",
+        Bid: "_on_bid",
+        Pass: "_on_pass",
+        CatGive: "_on_cat_give",
+        CatPrice: "_on_cat_price",
+        BonusReply: "_on_bonus_reply",
+        CatPicture: "_on_cat_picture",
+        FinalRemove: "_on_final_remove",
+        FinalStake: "_on_final_stake",
+        FinalJudge: "_on_final_judge",
+        Correction: "_on_correction",
+        Objection: "_on_objection",
+    }
+
     def apply(self, item: Any, out: list[Decision]) -> None:
         """Apply one host command (already in time order)."""
-        handler = self._handlers.get(type(item))
-        if handler is not None:
-            handler(item, out)
+        name = self._HANDLERS.get(type(item))
+        if name is not None:
+            getattr(self, name)(item, out)
+
+    def _on_reading_start(self, item: ReadingStart, out: list[Decision]) -> None:
+        self.reading_start(item.t, out)
+
+    def _on_reading_end(self, item: ReadingEnd, out: list[Decision]) -> None:
+        self.reading_end(item.t, out)
+
+    def _on_timeout(self, item: Timeout, out: list[Decision]) -> None:
+        self.timeout(item.t, out)
 
     def press(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:
         if self.stage is Stage.BIDDING:

@@ -372,6 +372,28 @@ def test_the_trial_copy_leaves_the_game_untouched() -> None:
     assert json.dumps(core.snapshot(), sort_keys=True) == before
 
 
+def test_a_game_holds_no_closures_so_its_copy_shares_nothing_mutable() -> None:
+    """The handler table is a class-level table of names: nothing in a game's state
+    is a function bound to that game, which a deep copy would leave pointing at
+    the original (the trial run would then change the real game)."""
+    import types
+
+    table = Table(demo_header())
+    table.ok({"type": "select", "theme": 1, "price": 100})
+    game = table.controller.core.game
+
+    def functions(value: object) -> bool:
+        kinds = (types.FunctionType, types.MethodType)
+        if isinstance(value, dict):
+            return any(isinstance(v, kinds) for v in value.values())
+        return isinstance(value, kinds)
+
+    assert [name for name, value in vars(game).items() if functions(value)] == []
+    twin = clone_core(table.controller.core)
+    assert twin.game is not game and twin.game.scores is not game.scores
+    assert twin.game.arbiter is not game.arbiter
+
+
 COMMANDS = st.one_of(
     st.builds(
         lambda t, p: {"type": "select", "theme": t, "price": p},

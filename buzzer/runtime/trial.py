@@ -10,9 +10,9 @@ only when it is released). Whatever the engine refuses on the copy is
 answered with a 409 and never submitted.
 
 The copy is a ``copy.deepcopy`` that shares the immutable parts (the setup,
-the rule system, the inputs of the history) and rebinds the closures the
-game keeps in its handler table, which a deep copy would otherwise leave
-pointing at the original game.
+the rule system, the inputs of the history). The game keeps no closures (its
+handler table is a class-level table of method names), so the copy needs
+nothing re-bound.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from __future__ import annotations
 import copy
 import logging
 import random
-import types
 from typing import Any
 
 from buzzer.arbiter.events import Input, Tick
@@ -54,35 +53,8 @@ def clone_core(core: GameCore) -> GameCore:
         id(core.history): list(core.history),
         id(core.started): list(core.started),
     }
-    twin = copy.deepcopy(core, memo)
-    _rebind_closures(twin.game.__dict__, memo)
+    twin: GameCore = copy.deepcopy(core, memo)
     return twin
-
-
-def _rebind_closures(namespace: dict[str, Any], memo: dict[int, Any]) -> None:
-    """Point closures held in ``namespace`` (directly or in a dict) at the copies."""
-    for name, value in list(namespace.items()):
-        if isinstance(value, dict):
-            for key, inner in list(value.items()):
-                rebound = _rebind(inner, memo)
-                if rebound is not inner:
-                    value[key] = rebound
-        else:
-            rebound = _rebind(value, memo)
-            if rebound is not value:
-                namespace[name] = rebound
-
-
-def _rebind(value: Any, memo: dict[int, Any]) -> Any:
-    if not isinstance(value, types.FunctionType) or not value.__closure__:
-        return value
-    cells = tuple(
-        types.CellType(memo.get(id(cell.cell_contents), cell.cell_contents))
-        for cell in value.__closure__
-    )
-    return types.FunctionType(
-        value.__code__, value.__globals__, value.__name__, value.__defaults__, cells
-    )
 
 
 def try_input(core: GameCore, item: Input) -> None:
