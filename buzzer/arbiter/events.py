@@ -5,6 +5,9 @@ stamped *at its source* (the GPIO edge, the microcontroller's pin, the host's
 tap). ``ref`` is an opaque back-reference (the journal line number, a
 sequence id) used only to name the input in an error message.
 
+``TYPE`` is the input's name in the journal (its ``type`` field) and on the
+panel's API; :data:`INPUT_TYPES` maps it back to the class.
+
 ``PRIORITY`` orders inputs that share a timestamp: host inputs apply before
 presses (JOURNAL.md: a press at the very instant of the signal is not a false
 start), presses before releases.
@@ -12,8 +15,10 @@ start), presses before releases.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from types import MappingProxyType
+from typing import ClassVar, get_args
 
 HOST = 0
 PRESS = 1
@@ -28,6 +33,7 @@ class Press:
     seat: int
     ref: int = 0
     PRIORITY: ClassVar[int] = PRESS
+    TYPE: ClassVar[str] = "press"
 
 
 @dataclass(slots=True, frozen=True)
@@ -38,6 +44,7 @@ class Release:
     seat: int
     ref: int = 0
     PRIORITY: ClassVar[int] = RELEASE
+    TYPE: ClassVar[str] = "release"
 
 
 @dataclass(slots=True, frozen=True)
@@ -51,6 +58,7 @@ class Select:
     price: int | None
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "select"
 
 
 @dataclass(slots=True, frozen=True)
@@ -60,6 +68,7 @@ class ReadingStart:
     t: int
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "reading_start"
 
 
 @dataclass(slots=True, frozen=True)
@@ -69,6 +78,7 @@ class ReadingEnd:
     t: int
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "reading_end"
 
 
 @dataclass(slots=True, frozen=True)
@@ -79,6 +89,7 @@ class Judge:
     correct: bool
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "judge"
 
 
 @dataclass(slots=True, frozen=True)
@@ -88,6 +99,7 @@ class Timeout:
     t: int
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "timeout"
 
 
 @dataclass(slots=True, frozen=True)
@@ -100,6 +112,7 @@ class Draw:
     winner: int
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "draw"
 
 
 @dataclass(slots=True, frozen=True)
@@ -114,6 +127,7 @@ class Tick:
     t: int
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "tick"
 
 
 # -- host commands of the full game (special questions, the final, corrections) --
@@ -128,6 +142,7 @@ class Bid:
     amount: int
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "bid"
 
 
 @dataclass(slots=True, frozen=True)
@@ -138,6 +153,7 @@ class Pass:
     seat: int
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "pass"
 
 
 @dataclass(slots=True, frozen=True)
@@ -148,6 +164,7 @@ class CatGive:
     seat: int
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "cat_give"
 
 
 @dataclass(slots=True, frozen=True)
@@ -158,6 +175,7 @@ class CatPicture:
     t: int
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "cat_picture"
 
 
 @dataclass(slots=True, frozen=True)
@@ -168,6 +186,7 @@ class BonusReply:
     accept: bool
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "bonus"
 
 
 @dataclass(slots=True, frozen=True)
@@ -178,6 +197,7 @@ class CatPrice:
     price: int
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "cat_price"
 
 
 @dataclass(slots=True, frozen=True)
@@ -189,6 +209,7 @@ class FinalRemove:
     seat: int | None = None
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "final_remove"
 
 
 @dataclass(slots=True, frozen=True)
@@ -200,6 +221,7 @@ class FinalStake:
     amount: int | None
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "final_stake"
 
 
 @dataclass(slots=True, frozen=True)
@@ -211,6 +233,7 @@ class FinalJudge:
     seat: int | None = None
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "final_judge"
 
 
 @dataclass(slots=True, frozen=True)
@@ -223,6 +246,7 @@ class Correction:
     reason: str = ""
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "correction"
 
 
 @dataclass(slots=True, frozen=True)
@@ -234,6 +258,7 @@ class Objection:
     seat: int
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "objection"
 
 
 @dataclass(slots=True, frozen=True)
@@ -245,6 +270,7 @@ class Undo:
     line: int
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "undo"
 
 
 @dataclass(slots=True, frozen=True)
@@ -264,6 +290,7 @@ class Fault:
     detail: str = ""
     ref: int = 0
     PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "fault"
 
 
 HostCommand = (
@@ -285,3 +312,11 @@ HostCommand = (
     | Objection
 )
 Input = Press | Release | Draw | Tick | Undo | Fault | HostCommand
+
+#: Every input class, and the host commands among them (the host's panel, the
+#: command log), in one place: the journal's encoder, the panel's command
+#: list and its hub read these, never a list of their own.
+INPUT_CLASSES: tuple[type[Input], ...] = get_args(Input)
+HOST_COMMANDS: tuple[type[HostCommand], ...] = get_args(HostCommand)
+#: An input's journal ``type`` (its ``TYPE`` tag, as decisions have) → its class.
+INPUT_TYPES: Mapping[str, type[Input]] = MappingProxyType({c.TYPE: c for c in INPUT_CLASSES})

@@ -130,40 +130,41 @@ class InputParser:
 
     def __init__(self, seats: int) -> None:
         self.seats = seats
+        # Keyed by each class's own TYPE tag: the journal's names live on the classes.
         self._by_type: dict[str, Callable[[dict[str, Any], int], Input]] = {
-            "press": self._press,
-            "release": self._release,
-            "select": self._select,
-            "reading_start": lambda o, n: ReadingStart(_t(o, n), n),
-            "reading_end": lambda o, n: ReadingEnd(_t(o, n), n),
-            "judge": self._judge,
-            "timeout": lambda o, n: Timeout(_t(o, n), n),
-            "draw": self._draw,
-            "tick": lambda o, n: Tick(_t(o, n), n),
-            "bid": lambda o, n: Bid(
+            Press.TYPE: self._press,
+            Release.TYPE: self._release,
+            Select.TYPE: self._select,
+            ReadingStart.TYPE: lambda o, n: ReadingStart(_t(o, n), n),
+            ReadingEnd.TYPE: lambda o, n: ReadingEnd(_t(o, n), n),
+            Judge.TYPE: self._judge,
+            Timeout.TYPE: lambda o, n: Timeout(_t(o, n), n),
+            Draw.TYPE: self._draw,
+            Tick.TYPE: lambda o, n: Tick(_t(o, n), n),
+            Bid.TYPE: lambda o, n: Bid(
                 _t(o, n), self._seat(o, n), _int(o, "amount", n, 1, MAX_POINTS), n
             ),
-            "pass": lambda o, n: Pass(_t(o, n), self._seat(o, n), n),
-            "cat_give": lambda o, n: CatGive(_t(o, n), self._seat(o, n), n),
-            "cat_price": lambda o, n: CatPrice(_t(o, n), _int(o, "price", n, 1, MAX_POINTS), n),
-            "bonus": lambda o, n: BonusReply(_t(o, n), _accept(o, n), n),
-            "cat_picture": lambda o, n: CatPicture(_t(o, n), n),
-            "final_remove": lambda o, n: FinalRemove(
+            Pass.TYPE: lambda o, n: Pass(_t(o, n), self._seat(o, n), n),
+            CatGive.TYPE: lambda o, n: CatGive(_t(o, n), self._seat(o, n), n),
+            CatPrice.TYPE: lambda o, n: CatPrice(_t(o, n), _int(o, "price", n, 1, MAX_POINTS), n),
+            BonusReply.TYPE: lambda o, n: BonusReply(_t(o, n), _accept(o, n), n),
+            CatPicture.TYPE: lambda o, n: CatPicture(_t(o, n), n),
+            FinalRemove.TYPE: lambda o, n: FinalRemove(
                 _t(o, n), _int(o, "theme", n, 1, 100), self._optional_seat(o, n), n
             ),
-            "final_stake": lambda o, n: FinalStake(
+            FinalStake.TYPE: lambda o, n: FinalStake(
                 _t(o, n),
                 self._seat(o, n),
                 None if o.get("amount") is None else _int(o, "amount", n, 1, MAX_POINTS),
                 n,
             ),
-            "final_judge": lambda o, n: FinalJudge(
+            FinalJudge.TYPE: lambda o, n: FinalJudge(
                 _t(o, n), _verdict(o, n), self._optional_seat(o, n), n
             ),
-            "correction": self._correction,
-            "objection": lambda o, n: Objection(_t(o, n), self._seat(o, n), n),
-            "undo": lambda o, n: Undo(_t(o, n), _int(o, "line", n, 2, 10**9), n),
-            "fault": self._fault,
+            Correction.TYPE: self._correction,
+            Objection.TYPE: lambda o, n: Objection(_t(o, n), self._seat(o, n), n),
+            Undo.TYPE: lambda o, n: Undo(_t(o, n), _int(o, "line", n, 2, 10**9), n),
+            Fault.TYPE: self._fault,
         }
 
     def parse(self, text: str, line: int) -> Input:

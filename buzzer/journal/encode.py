@@ -12,61 +12,12 @@ import json
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from buzzer.arbiter.events import (
-    Bid,
-    BonusReply,
-    CatGive,
-    CatPicture,
-    CatPrice,
-    Correction,
-    Draw,
-    Fault,
-    FinalJudge,
-    FinalRemove,
-    FinalStake,
-    Input,
-    Judge,
-    Objection,
-    Pass,
-    Press,
-    ReadingEnd,
-    ReadingStart,
-    Release,
-    Select,
-    Tick,
-    Timeout,
-    Undo,
-)
+from buzzer.arbiter.events import INPUT_CLASSES, Input
 from buzzer.arbiter.params import NS_PER_S
 from buzzer.journal.codec import LONE_SURROGATE, InputParser, JournalError
 
-#: Input class → its journal ``type``.
-TYPE_NAMES: Mapping[type, str] = MappingProxyType(
-    {
-        Press: "press",
-        Release: "release",
-        Select: "select",
-        ReadingStart: "reading_start",
-        ReadingEnd: "reading_end",
-        Judge: "judge",
-        Timeout: "timeout",
-        Draw: "draw",
-        Tick: "tick",
-        Bid: "bid",
-        Pass: "pass",
-        CatGive: "cat_give",
-        CatPrice: "cat_price",
-        BonusReply: "bonus",
-        CatPicture: "cat_picture",
-        FinalRemove: "final_remove",
-        FinalStake: "final_stake",
-        FinalJudge: "final_judge",
-        Correction: "correction",
-        Objection: "objection",
-        Undo: "undo",
-        Fault: "fault",
-    }
-)
+#: Input class → its journal ``type`` (the class's own ``TYPE`` tag).
+TYPE_NAMES: Mapping[type, str] = MappingProxyType({c: c.TYPE for c in INPUT_CLASSES})
 
 
 def encode_input(item: Input, command_id: str | None = None) -> str:

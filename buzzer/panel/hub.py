@@ -36,49 +36,15 @@ from typing import Any, Protocol
 
 from buzzer.arbiter.decisions import Decision, FalseStart, Ignored, Note
 from buzzer.arbiter.events import (
-    Bid,
-    BonusReply,
-    CatGive,
-    CatPicture,
-    CatPrice,
-    Correction,
-    FinalJudge,
-    FinalRemove,
-    FinalStake,
-    Judge,
-    Objection,
-    Pass,
-    ReadingEnd,
-    ReadingStart,
+    HOST_COMMANDS,
     Select,
     Tick,
-    Timeout,
 )
 from buzzer.journal.encode import encode_input
 from buzzer.runtime.controller import Controller
 from buzzer.runtime.trial import clone_core
 from rules.specials.params import CatPrice as CatPriceRule
 from rules.state import Stage
-
-#: The host commands of the journal, as the command log lists them.
-HOST_COMMANDS = (
-    Select,
-    ReadingStart,
-    ReadingEnd,
-    Judge,
-    Timeout,
-    Bid,
-    Pass,
-    CatGive,
-    CatPrice,
-    CatPicture,
-    BonusReply,
-    FinalRemove,
-    FinalStake,
-    FinalJudge,
-    Correction,
-    Objection,
-)
 
 #: Alerts that go by themselves, and after how long (game ns, the server's clock: a
 #: tablet's own may differ): a page loaded later never shows them again.
