@@ -72,11 +72,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout's code
 
 from bench.pico import summary  # noqa: E402  (one way to sum up a latency sample)
+from buzzer.app.inputs import attach_bridge  # noqa: E402
 from buzzer.arbiter.decisions import Decision, Ignored, Recognized, Tie  # noqa: E402
 from buzzer.arbiter.events import Judge, ReadingEnd, ReadingStart, Select, Timeout  # noqa: E402
 from buzzer.journal.store import JournalStore  # noqa: E402
 from buzzer.runtime.controller import Controller  # noqa: E402
-from buzzer.runtime.inputs import attach_bridge  # noqa: E402
 from buzzer.runtime.runtime import Runtime  # noqa: E402
 from firmware_bridge.chip.dilation import DilatedClock, dilation_factor  # noqa: E402
 from hardware.selftest_game import board_for  # noqa: E402

@@ -76,11 +76,11 @@ sys.path.insert(0, str(ROOT))  # measure this checkout's code
 
 from gpiozero.pins.mock import MockConnectedPin  # type: ignore[import-untyped]  # noqa: E402
 
+from buzzer.app.inputs import attach_gpio  # noqa: E402
 from buzzer.arbiter.decisions import Decision, Ignored, Recognized  # noqa: E402
 from buzzer.arbiter.events import Judge, ReadingEnd, ReadingStart, Select  # noqa: E402
 from buzzer.journal.store import JournalStore  # noqa: E402
 from buzzer.runtime.controller import Controller  # noqa: E402
-from buzzer.runtime.inputs import attach_gpio  # noqa: E402
 from buzzer.runtime.runtime import Runtime  # noqa: E402
 from hardware.mockpins import mock_factory  # noqa: E402
 from hardware.pinmap import PinMap, example_path, load_pinmap  # noqa: E402

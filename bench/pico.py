@@ -44,11 +44,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout's code
 
+from buzzer.app.inputs import attach_bridge  # noqa: E402
 from buzzer.arbiter.decisions import Decision, Ignored, Recognized  # noqa: E402
 from buzzer.arbiter.events import Judge, ReadingEnd, ReadingStart, Select  # noqa: E402
 from buzzer.journal.store import JournalStore  # noqa: E402
 from buzzer.runtime.controller import Controller  # noqa: E402
-from buzzer.runtime.inputs import attach_bridge  # noqa: E402
 from buzzer.runtime.runtime import Runtime  # noqa: E402
 from firmware_bridge.emulator import Emulator  # noqa: E402
 from tests.fairness_rig import SlowJournal, cpu_hog, header  # noqa: E402

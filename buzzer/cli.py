@@ -200,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
 _COMMAND_MODULES = (
     "hardware.commands",
     "firmware_bridge.commands",
-    "buzzer.runtime.run_command",
+    "buzzer.app.run_command",
     "display.commands",
     "buzzer.tournament.commands",
     "buzzer.tournament.server_commands",

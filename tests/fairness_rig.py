@@ -30,11 +30,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from buzzer.app.inputs import attach_gpio
 from buzzer.arbiter.decisions import Decision, Ignored, Recognized
 from buzzer.arbiter.events import Judge, ReadingEnd, ReadingStart, Select
 from buzzer.journal.store import JournalStore
 from buzzer.runtime.controller import Controller
-from buzzer.runtime.inputs import attach_gpio
 from buzzer.runtime.runtime import Runtime
 from hardware.mockpins import mock_factory
 from hardware.pinmap import ButtonPin, example_path, load_pinmap

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from buzzer.runtime.run_command import EXIT_BAD_CONFIG
+from buzzer.app.run_command import EXIT_BAD_CONFIG
 
 ROOT = Path(__file__).resolve().parents[1]
 

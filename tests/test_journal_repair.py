@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from buzzer.app.run_command import EXIT_UNREPLAYABLE
 from buzzer.journal.resume import rebuild
 from buzzer.journal.store import JournalStore
 from buzzer.panel.demo import demo_header
 from buzzer.replay import replay_lines
-from buzzer.runtime.run_command import EXIT_UNREPLAYABLE
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-m", "buzzer.cli"]

@@ -33,19 +33,18 @@ from buzzer.arbiter.decisions import (
     WindowOpened,
 )
 from buzzer.runtime.lamps import (
-    AUTO,
     BLINK,
     BLINK_PERIOD_MS,
     LOCKED_BLINKS,
     OFF,
     ON,
     SIGNAL,
-    BridgeLamps,
     LampChange,
     LampKey,
     LampPolicy,
     Mode,
 )
+from firmware_bridge.lamps import AUTO, BridgeLamps
 from firmware_bridge.protocol import LampMode
 from hardware.lamps import LampBoard
 from hardware.pinmap import PinMap, parse_pinmap

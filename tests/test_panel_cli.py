@@ -250,8 +250,8 @@ def test_a_stream_of_presses_never_hangs_the_server(tmp_path: Path) -> None:
 def test_an_option_on_the_command_line_beats_the_config_file_even_at_its_default(
     tmp_path: Path, given: list[str], port: int, host: str
 ) -> None:
+    from buzzer.app.run_command import _apply_config, _apply_defaults
     from buzzer.cli import build_parser
-    from buzzer.runtime.run_command import _apply_config, _apply_defaults
 
     config = tmp_path / "svoyak.toml"
     config.write_text('[panel]\nport = 9001\nhost = "127.0.0.1"\n', encoding="utf-8")

@@ -35,6 +35,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from buzzer.app.inputs import GpioSink, attach_bridge
 from buzzer.arbiter.events import Correction, Press, Release
 from buzzer.core import InputError
 from buzzer.journal.codec import InputParser, JournalError
@@ -47,7 +48,6 @@ from buzzer.panel.hub import PanelHub
 from buzzer.panel.models import CommandRequest
 from buzzer.replay import replay_lines
 from buzzer.runtime.controller import Controller
-from buzzer.runtime.inputs import GpioSink, attach_bridge
 from buzzer.runtime.runtime import CommandRefused, Runtime
 from firmware_bridge import protocol as p
 from firmware_bridge.emulator import Emulator

@@ -9,10 +9,10 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
+from buzzer.app.inputs import attach_gpio
 from buzzer.arbiter.events import ReadingStart, Select
 from buzzer.journal.store import JournalStore
 from buzzer.runtime.controller import Controller
-from buzzer.runtime.inputs import attach_gpio
 from buzzer.runtime.runtime import Runtime
 from hardware.pinmap import example_path, load_pinmap
 
@@ -76,8 +76,8 @@ def test_a_mock_pin_edge_is_journaled_decided_and_lights_the_lamp(tmp_path: Path
 def test_a_press_on_the_pico_emulator_is_journaled_decided_and_lights_its_lamp(
     tmp_path: Path,
 ) -> None:
+    from buzzer.app.inputs import attach_bridge
     from buzzer.arbiter.events import ReadingEnd
-    from buzzer.runtime.inputs import attach_bridge
     from firmware_bridge.emulator import Emulator
 
     controller = Controller.new(HEADER, JournalStore(tmp_path / "g.sqlite"))

@@ -59,7 +59,7 @@ def test_a_start_that_fails_leaves_no_journal_and_resume_finds_the_game(tmp_path
 
     # A start killed before any input left a header-only journal, newer than the game.
     journal(folder / "game-20261201-210000.sqlite", [HEADER])
-    from buzzer.runtime.run_command import _latest_game
+    from buzzer.app.run_command import _latest_game
 
     env = os.environ.get("XDG_DATA_HOME")
     os.environ["XDG_DATA_HOME"] = str(tmp_path)

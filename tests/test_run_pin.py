@@ -73,9 +73,9 @@ def test_the_board_of_a_live_game_shows_the_address_and_never_the_pin(
     import pygame
 
     import display.app
+    from buzzer.app.board import run_with_board
     from buzzer.panel.app import create_app
     from buzzer.panel.demo import demo_header
-    from buzzer.runtime.board import run_with_board
     from buzzer.runtime.controller import Controller
     from buzzer.runtime.runtime import Runtime
     from display import scene as screens

@@ -29,9 +29,9 @@ from typing import Any
 
 import pytest
 
+from buzzer.app.inputs import attach_bridge
 from buzzer.arbiter.events import Judge, ReadingEnd, ReadingStart, Select
 from buzzer.runtime.controller import Controller
-from buzzer.runtime.inputs import attach_bridge
 from buzzer.runtime.runtime import Runtime
 from firmware_bridge.emulator import Emulator
 from tests.fairness_rig import (
@@ -293,7 +293,7 @@ def test_presses_the_pico_had_to_drop_are_an_alert_that_outlives_the_reconnect(
 
 
 def test_a_pico_with_fewer_buttons_than_players(tmp_path: Path) -> None:
-    from buzzer.runtime.inputs import PicoUnavailable
+    from buzzer.app.inputs import PicoUnavailable
 
     controller = Controller.new(header(4, 10))
     runtime = Runtime(controller)
@@ -322,7 +322,7 @@ def test_a_pico_port_another_program_holds_is_refused_with_what_to_do(tmp_path: 
     """
     import serial  # type: ignore[import-untyped]
 
-    from buzzer.runtime.inputs import PicoUnavailable
+    from buzzer.app.inputs import PicoUnavailable
 
     runtime = Runtime(Controller.new(header(2, 10)))
     with Emulator(buttons=2, lamps=2) as emu:

@@ -1,13 +1,13 @@
 """The lamp policy: which lamp shows what, decided once for every kind of lamp.
 
 The podium lamps and the signal lamp may hang on the Pi's GPIO
-(:class:`hardware.lamps.LampBoard`) or on the Pico (:class:`BridgeLamps`,
-below). Both used to carry their own copy of the rules and drifted apart (the
-Pico kept a wrong answerer's lamp lit and had no signal lamp). Here the rules
-live once, in :class:`LampPolicy`, as pure code: no threads, no I/O, no clock
-of its own. :meth:`LampPolicy.apply` takes the decisions the core just made
-(and the snapshot after them) and returns the lamp *changes*; an adapter only
-executes them on its hardware.
+(:class:`hardware.lamps.LampBoard`) or on the Pico
+(:class:`firmware_bridge.lamps.BridgeLamps`). Both used to carry their own copy
+of the rules and drifted apart (the Pico kept a wrong answerer's lamp lit and
+had no signal lamp). Here the rules live once, in :class:`LampPolicy`, as pure
+code: no threads, no I/O, no clock of its own. :meth:`LampPolicy.apply` takes
+the decisions the core just made (and the snapshot after them) and returns the
+lamp *changes*; an adapter only executes them on its hardware.
 
 =============================  ===============================================
 decision                       lamps
@@ -48,26 +48,18 @@ player's lamp goes first, ahead of the others going out). A lamp whose net
 mode did not change is left alone, except a ``BLINK``, which restarts the
 count. The policy is not thread-safe: an adapter serialises its calls.
 
-:class:`BridgeLamps` is the Pico's adapter (the GPIO one lives with the other
-gpiozero code, in :mod:`hardware.lamps`). Podium lamp ``seat - 1``; the signal
-lamp at a configurable index, by default the one right after the last podium
-(lamp ``seats``: GP13 with three players on the stock firmware's pin map),
-used only if the device says (its HELLO's ``lamps``) it has that many lamps.
-The firmware blinks a lamp until told otherwise, while the policy's blinks
-are finite: so a blink is a ``BLINK`` command followed, ``blinks × period``
-later, by an ``OFF`` from a timer of the adapter (cancelled if the lamp is
-switched first). The policy says ``OFF`` too at its first decision after the
-blink's end; LAMP commands are idempotent, so that costs a frame, nothing else.
+:class:`firmware_bridge.lamps.BridgeLamps` is the Pico's adapter, and
+:class:`hardware.lamps.LampBoard` the GPIO one: each lives with the code of its
+device, and only executes the changes this module decides.
 """
 
 from __future__ import annotations
 
 import enum
-import functools
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final, Literal, Protocol
+from typing import Final, Literal
 
 from buzzer.arbiter.decisions import (
     Chooser,
@@ -82,7 +74,6 @@ from buzzer.arbiter.decisions import (
     WindowClosed,
     WindowOpened,
 )
-from firmware_bridge.protocol import LampMode
 
 #: The key of the signal lamp; podium lamps are keyed by seat.
 SIGNAL: Final = "signal"
@@ -306,10 +297,7 @@ class LampPolicy:
             self._set(batch, lamp, OFF)
 
 
-# -- the Pico's adapter ------------------------------------------------------------
-
-#: ``signal_lamp`` default: the lamp right after the last podium, if the device has it.
-AUTO: Final = "auto"
+# -- what every adapter shares ------------------------------------------------------
 
 #: ``schedule(delay_s, action)`` runs ``action`` once after ``delay_s``; returns a cancel.
 Scheduler = Callable[[float, Callable[[], None]], Callable[[], None]]
@@ -345,12 +333,6 @@ class PolicyLamps:
             self._run(self.policy.all_off(force=True))
 
 
-class LampLink(Protocol):
-    """What the adapter needs of :class:`firmware_bridge.link.BridgeLink`."""
-
-    def set_lamp(self, lamp: int, mode: LampMode, period_ms: int = 0) -> None: ...
-
-
 def thread_timer(delay_s: float, action: Callable[[], None]) -> Callable[[], None]:
     """The default :data:`Scheduler`: a daemon :class:`threading.Timer`."""
     timer = threading.Timer(delay_s, action)
@@ -359,92 +341,7 @@ def thread_timer(delay_s: float, action: Callable[[], None]) -> Callable[[], Non
     return timer.cancel
 
 
-class BridgeLamps(PolicyLamps):
-    """The podium lamps (and a signal lamp) on the Pico behind ``link``, run by
-    a :class:`LampPolicy` (see the module docstring).
-
-    ``signal_lamp``: a lamp index, ``None`` for no signal lamp, or
-    :data:`AUTO` (lamp ``seats``, skipped while the device's HELLO says it
-    has fewer lamps than that). The constructor puts every lamp it drives out:
-    the Pico may still show the lamps of a previous run of the host, and the
-    link remembers the command until the device is there to take it.
-    """
-
-    def __init__(
-        self,
-        link: LampLink,
-        seats: int,
-        signal_lamp: int | Literal["auto"] | None = AUTO,
-        *,
-        blink_period_ms: int = BLINK_PERIOD_MS,
-        schedule: Scheduler = thread_timer,
-    ) -> None:
-        self.link = link
-        self.policy = LampPolicy(
-            seats, signal=signal_lamp is not None, blink_period_ms=blink_period_ms
-        )
-        self.index: dict[LampKey, int] = {seat: seat - 1 for seat in self.policy.seats}
-        self._auto = signal_lamp == AUTO
-        if isinstance(signal_lamp, str) and signal_lamp != AUTO:
-            raise ValueError(f"signal_lamp must be an index, None or {AUTO!r}")
-        if signal_lamp is not None:
-            index = seats if isinstance(signal_lamp, str) else signal_lamp
-            if not 0 <= index < 0xFF or index in self.index.values():
-                raise ValueError(f"signal lamp {index}: not a free lamp index")
-            self.index[SIGNAL] = index
-        self._schedule = schedule
-        self._lock = threading.Lock()
-        #: lamp index → (token, cancel) of the timer that ends its blink.
-        self._blink_timers: dict[int, tuple[int, Callable[[], None]]] = {}
-        self._token = 0
-        self.all_off()
-
-    def close(self) -> None:
-        """Cancel the timers of blinks still running (their lamps keep blinking)."""
-        with self._lock:
-            for _, cancel in self._blink_timers.values():
-                cancel()
-            self._blink_timers.clear()
-
-    # -- executing ---------------------------------------------------------------------
-
-    def _run(self, changes: list[LampChange]) -> None:
-        for change in changes:
-            index = self.index[change.lamp]
-            if change.lamp == SIGNAL and self._auto and not self._device_has(index):
-                continue
-            timer = self._blink_timers.pop(index, None)
-            if timer is not None:
-                timer[1]()
-            if change.mode is BLINK:
-                self.link.set_lamp(index, LampMode.BLINK, change.period_ms)
-                self._token += 1
-                token = self._token
-                cancel = self._schedule(
-                    change.duration_ms / 1000, functools.partial(self._blink_over, index, token)
-                )
-                self._blink_timers[index] = (token, cancel)
-            else:
-                self.link.set_lamp(index, LampMode.ON if change.mode is ON else LampMode.OFF)
-
-    def _blink_over(self, index: int, token: int) -> None:
-        with self._lock:
-            timer = self._blink_timers.get(index)
-            if timer is None or timer[0] != token:
-                return  # the lamp was switched since: that command stands
-            del self._blink_timers[index]
-            self.link.set_lamp(index, LampMode.OFF)
-
-    def _device_has(self, index: int) -> bool:
-        """Whether the device has lamp ``index``; True while it is not known yet
-        (a lamp it lacks costs one BAD_ARGUMENT acknowledgement, nothing more)."""
-        device = getattr(self.link, "device", None)
-        lamps = getattr(device, "lamps", None)
-        return not isinstance(lamps, int) or index < lamps
-
-
 __all__ = [
-    "AUTO",
     "BLINK",
     "BLINK_PERIOD_MS",
     "CLOSED_STAGES",
@@ -453,10 +350,8 @@ __all__ = [
     "OFF",
     "ON",
     "SIGNAL",
-    "BridgeLamps",
     "LampChange",
     "LampKey",
-    "LampLink",
     "LampPolicy",
     "Mode",
     "Scheduler",

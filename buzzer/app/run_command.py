@@ -232,6 +232,7 @@ def _serve(
 
     import uvicorn
 
+    from buzzer.app.inputs import PicoUnavailable, attach_bridge
     from buzzer.journal.codec import JournalError
     from buzzer.journal.store import JournalStore, JournalStoreError
     from buzzer.panel.app import create_app
@@ -239,7 +240,6 @@ def _serve(
     from buzzer.runtime import hostpin
     from buzzer.runtime.addresses import is_loopback, lan_addresses
     from buzzer.runtime.controller import Controller
-    from buzzer.runtime.inputs import PicoUnavailable, attach_bridge
     from buzzer.runtime.runtime import Runtime
 
     store = None
@@ -369,7 +369,7 @@ def _serve(
         if args.headless:
             server.run(sockets=[sock])
         else:
-            from buzzer.runtime.board import run_with_board
+            from buzzer.app.board import run_with_board
 
             return run_with_board(server, sock, runtime, urls[0], texts)
     except KeyboardInterrupt:
@@ -587,7 +587,7 @@ def _gpio(pins: str | None, runtime: Any, panel: Any, chip: int | None = None) -
 
     if pins is None and not SYSTEM_PINMAP.is_file():
         return None
-    from buzzer.runtime.inputs import attach_gpio
+    from buzzer.app.inputs import attach_gpio
     from hardware.pinmap import load_pinmap
 
     pinmap = load_pinmap(pins or SYSTEM_PINMAP)

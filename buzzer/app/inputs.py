@@ -279,7 +279,7 @@ def attach_bridge(
     """
     import serial  # type: ignore[import-untyped]
 
-    from buzzer.runtime.lamps import BridgeLamps
+    from firmware_bridge.lamps import BridgeLamps
     from firmware_bridge.link import BridgeLink, LinkConfig
 
     players = len(runtime.controller.core.setup.players)
