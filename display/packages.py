@@ -21,9 +21,8 @@ from rules.packages import (
     Package,
     PackageError,
     Question,
-    load_json,
-    load_siq,
 )
+from rules.packages.locate import load_named_package
 from rules.packages.own import read_media as read_own_media
 from rules.packages.siq import read_media as read_siq_media
 
@@ -241,16 +240,7 @@ class PackageTexts:
             return cls()
         if not isinstance(name, str):
             return cls()
-        from rules.packages.demo import BUILTIN_DEMO
-
         try:
-            if name == BUILTIN_DEMO:
-                from rules.packages.demo import DEMO_PACKAGE
-
-                return cls(load_json(DEMO_PACKAGE))
-            path = Path(name)
-            if not path.is_absolute() and base is not None:
-                path = base / path
-            return cls(load_siq(path) if path.suffix.lower() == ".siq" else load_json(path))
+            return cls(load_named_package(name, base))
         except (PackageError, OSError):
             return cls()

@@ -44,8 +44,8 @@ from buzzer.errors import SvoyakError
 from rules.board import BoardError, RoundSpec
 from rules.eras import find_era_rules, tv_rules_for
 from rules.game import GameSetup
-from rules.packages import Package, PackageError, QuestionKind, load_json, load_siq
-from rules.packages.demo import BUILTIN_DEMO  # the header's name for the demo package
+from rules.packages import Package, PackageError, QuestionKind
+from rules.packages.locate import load_named_package
 from rules.profiles import OptionError, RuleSystem, find_rules, with_options
 from rules.state import SpecialKind
 
@@ -387,15 +387,8 @@ _QUESTION_KINDS = {
 
 def _package(name: str, base: Path | None) -> Package:
     """The question package the header names (.siq or the project's .json)."""
-    if name == BUILTIN_DEMO:
-        from rules.packages.demo import DEMO_PACKAGE
-
-        return load_json(DEMO_PACKAGE)
-    path = Path(name)
-    if not path.is_absolute() and base is not None:
-        path = base / path
     try:
-        return load_siq(path) if path.suffix.lower() == ".siq" else load_json(path)
+        return load_named_package(name, base)
     except PackageError as exc:
         raise JournalError(1, f"question package {name}: {exc}") from None
     except OSError as exc:
