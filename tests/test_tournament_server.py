@@ -27,8 +27,9 @@ import httpx
 import pytest
 
 from buzzer.panel.server import BackgroundServer
+from buzzer.tournament.records import DrawnGame
 from buzzer.tournament.server import create_tournament_app, issue_token
-from buzzer.tournament.store import DrawnGame, TournamentStore
+from buzzer.tournament.store import TournamentStore
 from rules.tournament.registration import Player
 
 ROOT = Path(__file__).resolve().parent.parent

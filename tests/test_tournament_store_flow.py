@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from buzzer.tournament.store import TournamentError, TournamentStore
+from buzzer.tournament.errors import TournamentError
+from buzzer.tournament.store import TournamentStore
 from rules.tournament import separable
 from rules.tournament.draw import Draw, clashes
 from rules.tournament.registration import AgeGroup, Player

@@ -40,7 +40,8 @@ def _fail(action: str, message: object) -> int:
 
 
 def _cmd_new(args: argparse.Namespace) -> int:
-    from buzzer.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.errors import TournamentError
+    from buzzer.tournament.store import TournamentStore
 
     try:
         with TournamentStore.create(args.db, args.cutoff) as store:
@@ -51,7 +52,8 @@ def _cmd_new(args: argparse.Namespace) -> int:
 
 
 def _cmd_register(args: argparse.Namespace) -> int:
-    from buzzer.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.errors import TournamentError
+    from buzzer.tournament.store import TournamentStore
     from rules.tournament.registration import Player
 
     player = Player(name=args.name.strip(), birth_date=args.born, city=args.city, team=args.team)
@@ -65,7 +67,8 @@ def _cmd_register(args: argparse.Namespace) -> int:
 
 
 def _cmd_draw(args: argparse.Namespace) -> int:
-    from buzzer.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.errors import TournamentError
+    from buzzer.tournament.store import TournamentStore
 
     try:
         with TournamentStore(args.db) as store:
@@ -86,7 +89,8 @@ def _cmd_draw(args: argparse.Namespace) -> int:
 def _cmd_result(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from buzzer.tournament.store import TournamentError, TournamentStore, record_game_result
+    from buzzer.tournament.errors import TournamentError
+    from buzzer.tournament.store import TournamentStore, record_game_result
 
     path = Path(args.journal)
     try:
@@ -123,7 +127,8 @@ def _cmd_result(args: argparse.Namespace) -> int:
 def _cmd_qualifier(args: argparse.Namespace) -> int:
     import csv
 
-    from buzzer.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.errors import TournamentError
+    from buzzer.tournament.store import TournamentStore
 
     rows: list[tuple[str, int, int]] = []
     try:
@@ -152,7 +157,8 @@ def _cmd_qualifier(args: argparse.Namespace) -> int:
 def _cmd_draws(args: argparse.Namespace) -> int:
     import json
 
-    from buzzer.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.errors import TournamentError
+    from buzzer.tournament.store import TournamentStore
 
     try:
         with TournamentStore(args.db) as store:
@@ -184,7 +190,8 @@ def _seat_place(text: str) -> tuple[int, int]:
 
 
 def _cmd_override(args: argparse.Namespace) -> int:
-    from buzzer.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.errors import TournamentError
+    from buzzer.tournament.store import TournamentStore
 
     try:
         with TournamentStore(args.db) as store:
@@ -209,7 +216,8 @@ def _points(value: Any) -> str:
 
 
 def _cmd_standings(args: argparse.Namespace) -> int:
-    from buzzer.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.errors import TournamentError
+    from buzzer.tournament.store import TournamentStore
 
     try:
         with TournamentStore(args.db) as store:
@@ -258,7 +266,8 @@ def _cmd_standings(args: argparse.Namespace) -> int:
 def _cmd_export(args: argparse.Namespace) -> int:
     import csv
 
-    from buzzer.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.errors import TournamentError
+    from buzzer.tournament.store import TournamentStore
 
     try:
         with TournamentStore(args.db) as store:

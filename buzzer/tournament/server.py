@@ -17,7 +17,7 @@
 The token is checked before a byte of the body is read. A journal's
 ``package`` path is never opened: its file name is looked up among the
 tournament's own packages (``packages``, see
-:class:`buzzer.tournament.store.TournamentPackages`).
+:class:`buzzer.tournament.results.TournamentPackages`).
 * ``GET /api/standings`` — individual and team tables as JSON, with a
   ``version`` that changes whenever a result is recorded.
 * ``GET /`` — the standings page (Russian by default); it polls
@@ -53,14 +53,16 @@ from pydantic import BaseModel, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from buzzer.tournament.store import ROOM_PATTERN as ROOM_PATTERN
-from buzzer.tournament.store import (
+from buzzer.tournament.errors import (
     AlreadyRecorded,
     TournamentError,
-    TournamentPackages,
-    TournamentStore,
     UnknownGame,
     WrongRoom,
+)
+from buzzer.tournament.results import TournamentPackages
+from buzzer.tournament.store import ROOM_PATTERN as ROOM_PATTERN
+from buzzer.tournament.store import (
+    TournamentStore,
     record_game_result,
     valid_room,
 )

@@ -32,8 +32,8 @@ def _fail(action: str, message: object) -> int:
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from buzzer.tournament.errors import TournamentError
     from buzzer.tournament.server import create_tournament_app
-    from buzzer.tournament.store import TournamentError
 
     try:
         app = create_tournament_app(args.db, lang=args.lang, packages=args.package)
@@ -57,8 +57,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_token(args: argparse.Namespace) -> int:
+    from buzzer.tournament.errors import TournamentError
     from buzzer.tournament.server import issue_token
-    from buzzer.tournament.store import TournamentError
 
     try:
         token = issue_token(args.db, args.room)
@@ -69,7 +69,8 @@ def _cmd_token(args: argparse.Namespace) -> int:
 
 
 def _cmd_assign(args: argparse.Namespace) -> int:
-    from buzzer.tournament.store import TournamentError, TournamentStore
+    from buzzer.tournament.errors import TournamentError
+    from buzzer.tournament.store import TournamentStore
 
     try:
         with TournamentStore(args.db) as store:

@@ -1,8 +1,15 @@
 """The tournament's database: one SQLite file per tournament (issue 8, item 3).
 
-All I/O of a tournament lives here; the rules stay in the pure modules of
-this package. The file is SQLite in WAL mode with ``synchronous=FULL``, as
-the game journal is (``buzzer.journal.store``), and every change runs in one
+This module is the SQL: the schema, its migration, the queries and the
+transactions, in :class:`TournamentStore`, the one owner of the connection.
+What to draw next is planned by :mod:`buzzer.tournament.planning`, the
+tables are made by :mod:`buzzer.tournament.standings` and a reported
+journal is replayed by :mod:`buzzer.tournament.results`; the store calls
+them with plain data and writes what they return, never the reverse. The
+rules themselves are the pure modules of :mod:`rules.tournament`.
+
+The file is SQLite in WAL mode with ``synchronous=FULL``, as the game
+journal is (``buzzer.journal.store``), and every change runs in one
 ``BEGIN IMMEDIATE`` transaction, so a power cut leaves either the whole
 registration, draw or result on disk, or none of it.
 
@@ -29,16 +36,43 @@ import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
-from types import MappingProxyType
-from typing import Any
 
-from buzzer.errors import SvoyakError
-from rules.tournament.advancement import GameResult, advance
-from rules.tournament.draw import Entrant, draw_games
-from rules.tournament.qualifier import QualifierScore, rank_qualifier
+from buzzer.tournament.errors import (
+    AlreadyRecorded,
+    TournamentError,
+    UnknownGame,
+    WrongRoom,
+)
+from buzzer.tournament.planning import (
+    SUPERFINAL_NUMBER,
+    DrawNote,
+    LastStage,
+    final_outcome,
+    plan_draw,
+)
+from buzzer.tournament.planning import reproduces as _reproduces
+from buzzer.tournament.records import (
+    DrawnGame,
+    DrawRecord,
+    OverrideRecord,
+    RecordedGame,
+    SeatResult,
+)
+from buzzer.tournament.results import (
+    TournamentPackages,
+    check_players,
+    final_result,
+    journal_header,
+)
+from buzzer.tournament.standings import (
+    PlayerStanding,
+    game_points,
+    individual_table,
+    team_table,
+)
+from rules.tournament.advancement import GameResult
+from rules.tournament.qualifier import QualifierScore
 from rules.tournament.registration import (
     DEFAULT_CUTOFF,
     AgeGroup,
@@ -47,20 +81,7 @@ from rules.tournament.registration import (
     age_group,
     register,
 )
-from rules.tournament.stages import (
-    FINAL_SLOTS,
-    THIRD_FINAL_SLOTS,
-    CommitteeDecision,
-    plan_first_stage,
-    plan_games,
-)
-from rules.tournament.superfinal import FinalOutcome, superfinal
-from rules.tournament.team_points import (
-    TeamStanding,
-    game_team_points,
-    place_points,
-    team_standings,
-)
+from rules.tournament.team_points import TeamStanding
 
 SCHEMA_VERSION = 1
 
@@ -169,118 +190,8 @@ def _check_room(room: str) -> str:
     return room
 
 
-#: ``stages.number`` of the superfinal (TOUR-1.7); its row has ``kind = 'superfinal'``.
-SUPERFINAL_NUMBER = 0
-
-
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-
-
-def draw_rng(seed: int, kind: str, group: str | None, number: int | None) -> random.Random:
-    """The lot of one journaled draw: its own stream, so each entry replays alone."""
-    return random.Random(f"{seed}:{kind}:{group}:{number}")
-
-
-@dataclass(frozen=True, slots=True)
-class DrawRecord:
-    """One journaled draw or tie-break (``svoyak tournament draws``)."""
-
-    id: int
-    kind: str
-    age_group: str | None
-    stage: int | None
-    seed: int | None
-    input: Mapping[str, Any]
-    outcome: Mapping[str, Any]
-    at: str
-
-
-@dataclass(frozen=True, slots=True)
-class OverrideRecord:
-    """One manual override of a result (TOUR-1.9)."""
-
-    id: int
-    game_id: int
-    before: Mapping[str, Any]
-    after: Mapping[str, Any]
-    reason: str
-    at: str
-
-
-@dataclass(frozen=True, slots=True)
-class _Recorded(GameResult):
-    """A recorded game whose places come from the database (they may be overridden)."""
-
-    fixed: Mapping[str, int] = dataclasses.field(default_factory=dict)
-
-    def places(self) -> Mapping[str, int]:
-        if self.fixed:
-            return MappingProxyType(dict(self.fixed))
-        return GameResult.places(self)
-
-
-class TournamentError(SvoyakError):
-    """A request the tournament cannot carry out; the message says what to do."""
-
-
-class UnknownGame(TournamentError):
-    """No such game in the tournament."""
-
-
-class AlreadyRecorded(TournamentError):
-    """The game already has its result."""
-
-
-class WrongRoom(TournamentError):
-    """The game is not drawn to the room that reports it."""
-
-
-@dataclass(frozen=True, slots=True)
-class DrawnGame:
-    id: int
-    stage: int
-    age_group: AgeGroup
-    players: tuple[str, ...]
-    #: TOUR-1.7: the superfinal (both age groups; ``age_group`` is nominal).
-    superfinal: bool = False
-    #: The room the game is drawn to (only that room's token may report it).
-    room: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class SeatResult:
-    """One seat of a recorded game."""
-
-    game_id: int
-    stage: int
-    age_group: AgeGroup
-    seat: int
-    name: str
-    team: str | None
-    score: int
-    place: int
-    winner: bool
-    team_points: Fraction
-    superfinal: bool = False
-    #: The committee's reason when it overrode this game's places (TOUR-1.9), else None.
-    override: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerStanding:
-    """One line of an age group's individual table."""
-
-    rank: int
-    name: str
-    age_group: AgeGroup
-    team: str | None
-    #: The last stage the player was drawn into (1 = the first stage).
-    stage: int
-    games: int
-    #: Place in the last recorded game (None until a game of theirs is recorded).
-    last_place: int | None
-    points: int
 
 
 class TournamentStore:
@@ -505,6 +416,9 @@ class TournamentStore:
         ``committee``: players the organising committee seats in the
         superfinal, with its ``reason`` (TOUR-1.7, TOUR-1.9): a seat nobody
         qualified for, or a fourth seat; journaled like every draw.
+
+        The plan and the lots are :func:`buzzer.tournament.planning.plan_draw`'s;
+        this reads what it needs and writes what it returns, in one transaction.
         """
         if committee and not (reason or "").strip():
             raise TournamentError(
@@ -517,91 +431,44 @@ class TournamentStore:
         if not players:
             raise TournamentError("nobody is registered yet: use `svoyak tournament register`")
         registry = register(players, self.cutoff)
-        team_of = {p.name: p.team for p in players}
         seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-        plans: list[tuple[AgeGroup, int, list[str], tuple[int, ...]]] = []
-        notes: list[tuple[str, str | None, int | None, dict[str, Any], dict[str, Any]]] = []
-        reasons: list[str] = []
-        finals: dict[AgeGroup, FinalOutcome] = {}
-        for group in AgeGroup:
-            members = [p.name for p in registry.group(group)]
-            if not members:
-                continue
-            last = self._last_stage(group)
-            try:
-                if last is None:
-                    plan = plan_first_stage(len(members))
-                    if plan.qualifier:
-                        members = self._qualified(group, members, notes)
-                        plan = plan_games(len(members))
-                    plans.append((group, 1, members, plan.sizes()))
-                    continue
-                entrants = self._advancing(group, last[0], last[1], through, notes)
-                if entrants is None:
-                    finals[group] = self._final_outcome(last[0])
-                    reasons.append(f"{group.value}: the final has been played")
-                    continue
-                plans.append((group, last[1] + 1, entrants, plan_games(len(entrants)).sizes()))
-            except CommitteeDecision as exc:
-                raise TournamentError(f"{group.value}: {exc}") from None
-            except _NotReady as exc:
-                reasons.append(f"{group.value}: {exc}")
-        super_players: list[str] = []
-        if committee and (plans or len(finals) != len(AgeGroup)):
-            raise TournamentError(
-                "--committee seats players in the superfinal only: both finals must be "
-                "recorded and nothing else left to draw"
-            )
-        if not plans and len(finals) == len(AgeGroup):
-            super_players = self._superfinal_players(
-                finals, through, notes, reasons, committee, (reason or "").strip()
-            )
-        if not plans and not super_players:
-            raise TournamentError("nothing to draw: " + "; ".join(reasons))
+        plan = plan_draw(
+            registry,
+            self._last_stages(),
+            self.qualifier_scores(),
+            seed,
+            through=through,
+            committee=committee,
+            reason=(reason or "").strip(),
+            superfinal_drawn=self._superfinal_drawn(),
+        )
         drawn: list[DrawnGame] = []
         with self.transaction() as db:
-            for kind, group_name, number, data, outcome in notes:
-                self._journal(db, kind, None, group_name, number, seed, data, outcome)
-            for group, number, names, sizes in plans:
-                lot = [Entrant(n, team_of[n]) for n in names]
-                draw = draw_games(lot, sizes, draw_rng(seed, "stage", group.value, number))
-                stage_id = self._insert_stage(db, group.value, number, seed, "stage")
-                self._journal(
-                    db,
-                    "stage",
-                    stage_id,
-                    group.value,
-                    number,
-                    seed,
-                    {"entrants": [[e.name, e.team] for e in lot], "sizes": list(sizes)},
-                    {"games": [list(g) for g in draw.games]},
-                )
-                for game in draw.games:
+            for note in plan.notes:
+                self._journal(db, note, None, seed)
+            for lot in plan.stages:
+                stage_id = self._insert_stage(db, lot.age_group.value, lot.number, seed, "stage")
+                self._journal(db, lot.note(), stage_id, seed)
+                for game in lot.games:
                     game_id = self._insert_game(db, stage_id, game)
-                    drawn.append(DrawnGame(id=game_id, stage=number, age_group=group, players=game))
-            if super_players:
-                seats = list(super_players)
-                draw_rng(seed, "superfinal", None, SUPERFINAL_NUMBER).shuffle(seats)
+                    drawn.append(
+                        DrawnGame(
+                            id=game_id, stage=lot.number, age_group=lot.age_group, players=game
+                        )
+                    )
+            if plan.superfinal is not None:
+                seats = plan.superfinal.seats
                 stage_id = self._insert_stage(
                     db, AgeGroup.SENIOR.value, SUPERFINAL_NUMBER, seed, "superfinal"
                 )
-                self._journal(
-                    db,
-                    "superfinal",
-                    stage_id,
-                    None,
-                    SUPERFINAL_NUMBER,
-                    seed,
-                    {"players": super_players},
-                    {"games": [seats]},
-                )
-                game_id = self._insert_game(db, stage_id, tuple(seats))
+                self._journal(db, plan.superfinal.note(), stage_id, seed)
+                game_id = self._insert_game(db, stage_id, seats)
                 drawn.append(
                     DrawnGame(
                         id=game_id,
                         stage=SUPERFINAL_NUMBER,
                         age_group=AgeGroup.SENIOR,
-                        players=tuple(seats),
+                        players=seats,
                         superfinal=True,
                     )
                 )
@@ -615,6 +482,12 @@ class TournamentStore:
                     [(game.id, game.room) for game in drawn],
                 )
         return tuple(drawn)
+
+    def _superfinal_drawn(self) -> bool:
+        return (
+            self._db.execute("SELECT 1 FROM stages WHERE kind = 'superfinal'").fetchone()
+            is not None
+        )
 
     @staticmethod
     def _insert_stage(db: sqlite3.Connection, group: str, number: int, seed: int, kind: str) -> int:
@@ -640,106 +513,21 @@ class TournamentStore:
         return game_id
 
     @staticmethod
-    def _journal(
-        db: sqlite3.Connection,
-        kind: str,
-        stage_id: int | None,
-        group: str | None,
-        number: int | None,
-        seed: int | None,
-        data: Mapping[str, Any],
-        outcome: Mapping[str, Any],
-    ) -> None:
+    def _journal(db: sqlite3.Connection, note: DrawNote, stage_id: int | None, seed: int) -> None:
         db.execute(
             "INSERT INTO draws (stage_id, kind, age_group, stage, seed, input, outcome, at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 stage_id,
-                kind,
-                group,
-                number,
+                note.kind,
+                note.age_group,
+                note.stage,
                 seed,
-                json.dumps(data, ensure_ascii=False),
-                json.dumps(outcome, ensure_ascii=False),
+                json.dumps(note.input, ensure_ascii=False),
+                json.dumps(note.outcome, ensure_ascii=False),
                 _now(),
             ),
         )
-
-    def _qualified(
-        self,
-        group: AgeGroup,
-        members: list[str],
-        notes: list[tuple[str, str | None, int | None, dict[str, Any], dict[str, Any]]],
-    ) -> list[str]:
-        """TOUR-2.9: rank the written qualifier; everyone tied at the cut advances."""
-        scores = self.qualifier_scores()
-        missing = [n for n in members if n not in scores]
-        if missing:
-            raise CommitteeDecision(
-                f"{len(members)} players need a written qualifier first (TOUR-2.9); "
-                f"no result for {', '.join(missing[:5])}"
-                + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-                + " (record it with `svoyak tournament qualifier DB RESULTS.csv`)"
-            )
-        outcome = rank_qualifier(scores[n] for n in members)
-        notes.append(
-            (
-                "qualifier",
-                group.value,
-                0,
-                {"scores": [[n, scores[n].blue, scores[n].red] for n in members]},
-                {
-                    "table": [
-                        [r.place, r.score.name, r.score.total, r.score.blue, r.advances]
-                        for r in outcome.table
-                    ]
-                },
-            )
-        )
-        return list(outcome.advancing)
-
-    def _advancing(
-        self,
-        group: AgeGroup,
-        stage_id: int,
-        number: int,
-        through: Sequence[str],
-        notes: list[tuple[str, str | None, int | None, dict[str, Any], dict[str, Any]]],
-    ) -> list[str] | None:
-        """Who plays the next stage; None once the final is recorded."""
-        ids = [
-            r[0] for r in self._db.execute("SELECT id FROM games WHERE stage_id = ?", (stage_id,))
-        ]
-        results = [self._game_result(g) for g in ids]
-        missing = [g for g, r in zip(ids, results, strict=True) if r is None]
-        if missing:
-            raise _NotReady(
-                "waiting for the results of game(s) "
-                + ", ".join(map(str, missing))
-                + " (use `svoyak tournament result`)"
-            )
-        if len(ids) == 1:
-            return None
-        slots = THIRD_FINAL_SLOTS if len(ids) > FINAL_SLOTS else FINAL_SLOTS
-        outcome = advance([r for r in results if r is not None], slots)
-        if outcome.complete:
-            return list(outcome.advancing)
-        chosen = [n for n in through if n in outcome.shootout]
-        if len(chosen) != outcome.shootout_slots:
-            raise CommitteeDecision(
-                f"{', '.join(outcome.shootout)} are tied for {outcome.shootout_slots} slot(s): "
-                f"play a one-theme shootout (TOUR-3.2) and pass its winner(s) with --through NAME"
-            )
-        notes.append(
-            (
-                "shootout",
-                group.value,
-                number,
-                {"tied": list(outcome.shootout), "slots": outcome.shootout_slots},
-                {"through": chosen},
-            )
-        )
-        return list(outcome.advancing) + chosen
 
     def champions(self) -> dict[AgeGroup, str | None]:
         """Each age group whose final is recorded: its champion, or None (no title).
@@ -750,124 +538,28 @@ class TournamentStore:
         of the superfinal to the committee.
         """
         found: dict[AgeGroup, str | None] = {}
-        for group in AgeGroup:
-            last = self._last_stage(group)
-            if last is None:
-                continue
-            games = self._db.execute(
-                "SELECT id FROM games WHERE stage_id = ?", (last[0],)
-            ).fetchall()
-            if len(games) != 1 or self._game_result(games[0][0]) is None:
-                continue
-            found[group] = self._final_outcome(last[0]).champion
+        for group, last in self._last_stages().items():
+            result = last.games[0][1] if len(last.games) == 1 else None
+            if result is not None:
+                found[group] = final_outcome(result).champion
         return found
 
-    def _last_stage(self, group: AgeGroup) -> tuple[int, int] | None:
-        """The (id, number) of ``group``'s latest stage, or None before its first draw."""
-        row = self._db.execute(
-            "SELECT id, number FROM stages WHERE age_group = ? AND kind = 'stage' "
-            "ORDER BY number DESC LIMIT 1",
-            (group.value,),
-        ).fetchone()
-        return None if row is None else (int(row[0]), int(row[1]))
-
-    def _final_outcome(self, stage_id: int) -> FinalOutcome:
-        (game_id,) = self._db.execute(
-            "SELECT id FROM games WHERE stage_id = ?", (stage_id,)
-        ).fetchone()
-        result = self._game_result(game_id)
-        assert result is not None
-        return FinalOutcome(scores=dict(result.scores), champion=result.winner)
-
-    def _superfinal_players(
-        self,
-        finals: Mapping[AgeGroup, FinalOutcome],
-        through: Sequence[str],
-        notes: list[tuple[str, str | None, int | None, dict[str, Any], dict[str, Any]]],
-        reasons: list[str],
-        committee: Sequence[str] = (),
-        reason: str = "",
-    ) -> list[str]:
-        """TOUR-1.7 through the pure :func:`superfinal`; [] with a reason if not yet.
-
-        The committee's players (``committee``) fill the seats nobody
-        qualified for, or widen the superfinal to four (TOUR-1.7); never more.
-        """
-        if self._db.execute("SELECT 1 FROM stages WHERE kind = 'superfinal'").fetchone():
-            reasons.append("the superfinal is already drawn")
-            return []
-        senior, junior = finals[AgeGroup.SENIOR], finals[AgeGroup.JUNIOR]
-        composed = superfinal(senior, junior)
-        if composed.shootout:
-            chosen = [n for n in through if n in composed.shootout]
-            if len(chosen) != 1:
-                reasons.append(
-                    f"superfinal: {', '.join(composed.shootout)} are level for the runner-up "
-                    "seat: play a one-theme shootout (TOUR-1.7) and pass its winner with "
-                    "--through NAME"
-                )
-                return []
-            notes.append(
-                (
-                    "shootout",
-                    None,
-                    SUPERFINAL_NUMBER,
-                    {"tied": list(composed.shootout)},
-                    {"through": chosen},
-                )
-            )
-            fixed = FinalOutcome(
-                scores=senior.scores, champion=senior.champion, runner_up=chosen[0]
-            )
-            if chosen[0] in junior.scores:
-                fixed = FinalOutcome(
-                    scores=junior.scores, champion=junior.champion, runner_up=chosen[0]
-                )
-                composed = superfinal(senior, fixed)
-            else:
-                composed = superfinal(fixed, junior)
-        players = list(composed.players)
-        if committee:
-            self._check_committee(committee, players)
-            notes.append(
-                (
-                    "committee",
-                    None,
-                    SUPERFINAL_NUMBER,
-                    {"qualified": list(players), "reason": reason},
-                    {"added": list(committee)},
-                )
-            )
-            players += committee
-        missing = 3 - len(players)
-        if missing > 0:
-            reasons.append(
-                f"superfinal: {missing} seat(s) nobody qualifies for "
-                f"({', '.join(players) or 'no champions'}); the committee decides "
-                "(TOUR-1.7, TOUR-1.9): `svoyak tournament draw --committee NAME --reason TEXT`"
-            )
-            return []
-        return players
-
-    def _check_committee(self, committee: Sequence[str], qualified: Sequence[str]) -> None:
-        """The committee's superfinalists: registered, not seated already, four at most."""
-        known = {p.name for p in self.players()}
-        strangers = [n for n in committee if n not in known]
-        if strangers:
-            raise TournamentError(
-                "--committee: " + ", ".join(repr(n) for n in strangers) + " not registered"
-            )
-        twice = [n for n in committee if n in qualified or list(committee).count(n) > 1]
-        if twice:
-            raise TournamentError(
-                "--committee: " + ", ".join(sorted(set(twice))) + " already in the superfinal"
-            )
-        if len(qualified) + len(committee) > 4:
-            raise TournamentError(
-                f"--committee: the superfinal has {len(qualified)} qualified player(s) "
-                f"({', '.join(qualified)}); the committee may widen it to four (TOUR-1.7), "
-                "not beyond"
-            )
+    def _last_stages(self) -> dict[AgeGroup, LastStage]:
+        """Each age group's latest stage with its games' results (none before its first draw)."""
+        found: dict[AgeGroup, LastStage] = {}
+        for group in AgeGroup:
+            row = self._db.execute(
+                "SELECT id, number FROM stages WHERE age_group = ? AND kind = 'stage' "
+                "ORDER BY number DESC LIMIT 1",
+                (group.value,),
+            ).fetchone()
+            if row is None:
+                continue
+            ids = [
+                r[0] for r in self._db.execute("SELECT id FROM games WHERE stage_id = ?", (row[0],))
+            ]
+            found[group] = LastStage(int(row[1]), tuple((g, self._game_result(g)) for g in ids))
+        return found
 
     def draws(self) -> tuple[DrawRecord, ...]:
         """The draw journal, oldest first."""
@@ -893,17 +585,7 @@ class TournamentStore:
 
         None for entries that involve no lot (qualifier rankings, shootouts).
         """
-        if record.seed is None or record.kind not in ("stage", "superfinal"):
-            return None
-        rng = draw_rng(record.seed, record.kind, record.age_group, record.stage)
-        if record.kind == "stage":
-            entrants = [Entrant(n, t) for n, t in record.input["entrants"]]
-            games = [list(g) for g in draw_games(entrants, record.input["sizes"], rng).games]
-        else:
-            seats = list(record.input["players"])
-            rng.shuffle(seats)
-            games = [seats]
-        return bool(games == record.outcome["games"])
+        return _reproduces(record)
 
     def _game_result(self, game_id: int) -> GameResult | None:
         row = self._db.execute(
@@ -918,7 +600,7 @@ class TournamentStore:
             "JOIN players p ON p.id = x.player_id WHERE r.game_id = ? ORDER BY r.seat",
             (game_id,),
         ).fetchall()
-        return _Recorded(
+        return RecordedGame(
             scores={n: s for n, s, _ in rows},
             winner=row[1],
             fixed={n: p for n, _, p in rows},
@@ -1100,9 +782,8 @@ class TournamentStore:
             "JOIN players p ON p.id = x.player_id LEFT JOIN teams t ON t.id = p.team_id "
             "ORDER BY g.id, r.seat"
         ).fetchall()
-        # Team points come from the scores (TOUR-3.5: a tie shares the places'
-        # points, whatever a shootout decided); a game whose result the committee
-        # overrode (TOUR-1.9) counts by the places it set.
+        # Team points come from the scores; a game whose result the committee
+        # overrode (TOUR-1.9) counts by the places it set (standings.game_points).
         overridden = {
             g: reason
             for g, reason in self._db.execute(
@@ -1114,16 +795,10 @@ class TournamentStore:
         for row in rows:
             scores.setdefault(row[0], {})[row[4]] = row[6]
             places.setdefault(row[0], {})[row[4]] = row[7]
-        points: dict[int, Mapping[str, Fraction]] = {}
-        for g, by_name in scores.items():
-            if g not in overridden:
-                points[g] = game_team_points(by_name)
-                continue
-            ps = places[g]
-            points[g] = {
-                name: place_points(len(ps), place, sum(1 for p in ps.values() if p == place))
-                for name, place in ps.items()
-            }
+        points = {
+            g: game_points(by_name, places.get(g) if g in overridden else None)
+            for g, by_name in scores.items()
+        }
         return tuple(
             SeatResult(
                 game_id=g,
@@ -1146,51 +821,8 @@ class TournamentStore:
 
     def individual_standings(self) -> tuple[PlayerStanding, ...]:
         """Per age group: furthest stage, then place in the last game, then points."""
-        players = self.players()
-        registry = register(players, self.cutoff)
-        stage_of: dict[str, int] = {}
-        for game in self.games():
-            if game.superfinal:
-                continue
-            for name in game.players:
-                stage_of[name] = max(stage_of.get(name, 0), game.stage)
-        played: dict[str, list[SeatResult]] = {}
-        for result in self.seat_results():
-            if result.superfinal:
-                continue
-            played.setdefault(result.name, []).append(result)
-        table: list[PlayerStanding] = []
-        for group in AgeGroup:
-            rows = []
-            for player in registry.group(group):
-                mine = played.get(player.name, [])
-                last = (
-                    mine[-1].place if mine and mine[-1].stage == stage_of.get(player.name) else None
-                )
-                rows.append(
-                    (
-                        stage_of.get(player.name, 0),
-                        last,
-                        sum(r.score for r in mine),
-                        player,
-                        len(mine),
-                    )
-                )
-            rows.sort(key=lambda r: (-r[0], r[1] if r[1] is not None else 99, -r[2], r[3].name))
-            for index, (stage, last, total, player, count) in enumerate(rows, start=1):
-                table.append(
-                    PlayerStanding(
-                        rank=index,
-                        name=player.name,
-                        age_group=group,
-                        team=player.team,
-                        stage=stage,
-                        games=count,
-                        last_place=last,
-                        points=total,
-                    )
-                )
-        return tuple(table)
+        registry = register(self.players(), self.cutoff)
+        return individual_table(registry, self.games(), self.seat_results())
 
     def team_standings(self) -> tuple[TeamStanding, ...]:
         """TOUR-3.3–3.6 over every recorded game; divisor: the team's players who played.
@@ -1201,162 +833,7 @@ class TournamentStore:
         member cut there still counts in the team's divisor.
         """
         registry = register(self.players(), self.cutoff)
-        by_game: dict[int, dict[str, int]] = {}
-        earned: dict[int, dict[str, Fraction]] = {}
-        for result in self.seat_results():
-            by_game.setdefault(result.game_id, {})[result.name] = result.score
-            earned.setdefault(result.game_id, {})[result.name] = result.team_points
-        participants = {n for g in self.games() for n in g.players} | set(self.qualifier_scores())
-        return team_standings(
-            list(by_game.values()),
-            registry.ranked_teams(),
-            participants,
-            points=[earned[g] for g in by_game],
-        )
-
-
-class _NotReady(Exception):
-    """A stage still has games without results."""
-
-
-#: The file types a question package may have (``rules.packages``).
-PACKAGE_SUFFIXES = (".siq", ".json")
-
-
-@dataclass(frozen=True, slots=True)
-class TournamentPackages:
-    """The question packages a tournament's reported journals may name.
-
-    A journal from a room names its package by the path it had *in that
-    room*. The server never opens that path: it looks the path's file name
-    up among the tournament's own packages (``--package`` files, or the
-    ``.siq``/``.json`` files of a ``--package`` folder) and replays the
-    journal against that copy. Any other name is refused with the same
-    message whether or not such a file exists on the server.
-    """
-
-    by_name: Mapping[str, Path] = dataclasses.field(default_factory=dict)
-
-    @classmethod
-    def from_paths(cls, paths: Iterable[str | Path]) -> TournamentPackages:
-        found: dict[str, Path] = {}
-        for given in paths:
-            path = Path(given).resolve()
-            if path.is_dir():
-                files = sorted(
-                    f
-                    for f in path.iterdir()
-                    if f.is_file() and f.suffix.lower() in PACKAGE_SUFFIXES
-                )
-            elif path.is_file() and path.suffix.lower() in PACKAGE_SUFFIXES:
-                files = [path]
-            else:
-                raise TournamentError(
-                    f"--package {given}: not a question package (.siq or .json) "
-                    "nor a folder of them"
-                )
-            for file in files:
-                if found.setdefault(file.name, file) != file:
-                    raise TournamentError(
-                        f"two of the tournament's packages are named {file.name} "
-                        f"({found[file.name]} and {file}): rename one"
-                    )
-        return cls(MappingProxyType(found))
-
-    def header(self, header: dict[str, Any]) -> dict[str, Any]:
-        """The header with its package path replaced by the tournament's copy."""
-        from rules.packages.demo import BUILTIN_DEMO
-
-        key = "package" if "package" in header else "board"
-        name = header.get(key)
-        if not isinstance(name, str) or name == BUILTIN_DEMO:
-            return header
-        leaf = name.replace("\\", "/").rsplit("/", 1)[-1]
-        if leaf not in self.by_name:
-            known = ", ".join(sorted(self.by_name)) or "none configured"
-            raise TournamentError(
-                f"the journal's package {leaf!r} is not one of this tournament's packages "
-                f"({known}): play the tournament's package, or have the organisers serve "
-                "it with `svoyak tournament-server serve DB --package FILE`"
-            )
-        return {**header, key: str(self.by_name[leaf])}
-
-
-def _header(lines: Sequence[str]) -> dict[str, Any]:
-    try:
-        header = json.loads(lines[0]) if lines else None
-    except (ValueError, RecursionError):
-        header = None
-    if not isinstance(header, dict) or header.get("type") != "game":
-        raise TournamentError(
-            "the journal cannot be replayed: line 1 must be the game's header "
-            "(a JSON object with type 'game')"
-        )
-    return header
-
-
-def check_players(game: DrawnGame, header: Mapping[str, Any], registered: Iterable[str]) -> None:
-    """The journal's players must be the game's drawn players, seat by seat.
-
-    Refuses a name nobody registered, a registered player who is not in
-    this game, and the right players in another seat order (seat ``k`` of
-    the journal is the ``k``-th player drawn into the game).
-    """
-    names = header.get("players")
-    drawn = "  ".join(f"{seat}:{name}" for seat, name in enumerate(game.players, start=1))
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        raise TournamentError(
-            f"the journal's header lists no players; game {game.id} is drawn as {drawn}"
-        )
-    if tuple(names) == game.players:
-        return
-    known = set(registered)
-    strangers = [n for n in names if n not in known]
-    if strangers:
-        raise TournamentError(
-            "the journal's player(s) "
-            + ", ".join(repr(n) for n in strangers)
-            + f" are not registered in this tournament; game {game.id} is drawn as {drawn}: "
-            "is it the right journal?"
-        )
-    seats = "  ".join(f"{seat}:{name}" for seat, name in enumerate(names, start=1))
-    if sorted(names) == sorted(game.players):
-        raise TournamentError(
-            f"the journal seats the players as {seats}, but game {game.id} is drawn as "
-            f"{drawn}: the seats (and so the result) would be wrong; the committee decides "
-            "(`svoyak tournament result` with a corrected journal, or an override)"
-        )
-    raise TournamentError(
-        f"the journal's players ({seats}) are not game {game.id}'s drawn players ({drawn}): "
-        "is it the right journal?"
-    )
-
-
-def final_result(
-    journal_lines: Iterable[str], base: Path | None = None
-) -> tuple[list[int], int | None]:
-    """Replay a journal; its seats' final scores in seat order and the winner's seat.
-
-    Refuses a journal whose game is not over: its scores are not a result.
-    ``base``: where a package named by a relative path is looked for.
-    """
-    from buzzer.journal.codec import JournalError
-    from buzzer.replay import replay_lines
-
-    try:
-        output = replay_lines(list(journal_lines), base)
-    except JournalError as exc:
-        raise TournamentError(f"the journal cannot be replayed: {exc}") from None
-    result = json.loads(output[-1])
-    if "winner" not in result:
-        raise TournamentError(
-            "the journal's game is not over yet (no game_over in the replay): "
-            "finish the game, then export its journal again"
-        )
-    scores: Mapping[str, int] = result["scores"]
-    ordered = [int(scores[k]) for k in sorted(scores, key=int)]
-    winner = result["winner"]
-    return ordered, None if winner is None else int(winner)
+        return team_table(registry, self.games(), self.seat_results(), self.qualifier_scores())
 
 
 def record_game_result(
@@ -1371,17 +848,18 @@ def record_game_result(
     """Take a finished game's result from its journal (JOURNAL.md) into the tournament.
 
     Seat ``k`` of the journal must be the ``k``-th player drawn into the
-    game (:func:`check_players`). ``room``: the reporting room, which the
+    game (:func:`buzzer.tournament.results.check_players`). ``room``: the reporting room, which the
     game must be drawn to; its report is written with the result, in one
     transaction. ``packages``: the journal's package is looked up among
     these by file name, and its path never opened (a report from the
     network); without it a package path is opened as given, relative to
-    ``base`` (the committee's own file).
+    ``base`` (the committee's own file). The journal is checked and replayed
+    by :mod:`buzzer.tournament.results`; the store checks and writes.
     """
     lines = list(journal_lines)
     store.check_recordable(game_id, room)
     game = next(g for g in store.games() if g.id == game_id)
-    header = _header(lines)
+    header = journal_header(lines)
     check_players(game, header, (p.name for p in store.players()))
     if packages is not None:
         lines = [json.dumps(packages.header(header), ensure_ascii=False), *lines[1:]]

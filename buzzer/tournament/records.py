@@ -1,0 +1,90 @@
+"""The plain records the tournament's database hands out.
+
+Frozen dataclasses with no behaviour of their own: the store
+(:mod:`buzzer.tournament.store`) builds them from its rows, and the pure
+modules (planning, standings, the journal replay) and the CLI and server
+read them, so none of those needs the database to be tested.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
+
+from rules.tournament.advancement import GameResult
+from rules.tournament.registration import AgeGroup
+
+
+@dataclass(frozen=True, slots=True)
+class DrawnGame:
+    """One drawn game: its stage and its players in seat order."""
+
+    id: int
+    stage: int
+    age_group: AgeGroup
+    players: tuple[str, ...]
+    #: TOUR-1.7: the superfinal (both age groups; ``age_group`` is nominal).
+    superfinal: bool = False
+    #: The room the game is drawn to (only that room's token may report it).
+    room: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedGame(GameResult):
+    """A recorded game whose places come from the database (they may be overridden)."""
+
+    fixed: Mapping[str, int] = dataclasses.field(default_factory=dict)
+
+    def places(self) -> Mapping[str, int]:
+        if self.fixed:
+            return MappingProxyType(dict(self.fixed))
+        return GameResult.places(self)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    """One seat of a recorded game."""
+
+    game_id: int
+    stage: int
+    age_group: AgeGroup
+    seat: int
+    name: str
+    team: str | None
+    score: int
+    place: int
+    winner: bool
+    team_points: Fraction
+    superfinal: bool = False
+    #: The committee's reason when it overrode this game's places (TOUR-1.9), else None.
+    override: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DrawRecord:
+    """One journaled draw or tie-break (``svoyak tournament draws``)."""
+
+    id: int
+    kind: str
+    age_group: str | None
+    stage: int | None
+    seed: int | None
+    input: Mapping[str, Any]
+    outcome: Mapping[str, Any]
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class OverrideRecord:
+    """One manual override of a result (TOUR-1.9)."""
+
+    id: int
+    game_id: int
+    before: Mapping[str, Any]
+    after: Mapping[str, Any]
+    reason: str
+    at: str
