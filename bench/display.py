@@ -217,8 +217,7 @@ def main() -> int:
 
     def naive(i: int) -> None:
         renderer.invalidate()
-        renderer.text.clear()
-        renderer._fits.clear()
+        renderer.paint.clear_text()
         frame(renderer, scenes[i % 2], start_now + i * FRAME_NS % NS)
 
     results.append(run("naive", max(200, args.frames // 5), 10, naive))

@@ -7,7 +7,10 @@ carry, the decisions the controller published) is drawn as it is.
 Modules (see ``docs/display.md``):
 
 - :mod:`display.scene` — a snapshot plus what the screen needs besides it;
-- :mod:`display.renderer` — draws a scene with dirty tracking;
+- :mod:`display.renderer` — composes a scene's screen as widgets, redraws what changed;
+- :mod:`display.widgets` — how each widget paints its key, with :mod:`display.grid`,
+  :mod:`display.question` and :mod:`display.start` for the board, the question and the
+  start screen; :mod:`display.paint` — the drawing primitives and their caches;
 - :mod:`display.layout`, :mod:`display.text`, :mod:`display.palette`, :mod:`display.i18n`;
 - :mod:`display.qr` — a small QR encoder (byte mode) for the panel address;
 - :mod:`display.sounds` — synthesised cues through ``pygame.mixer``;

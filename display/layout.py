@@ -8,6 +8,7 @@ fractions of the height too (then shrunk to fit by :mod:`display.text`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pygame
@@ -121,6 +122,14 @@ class Layout:
             rows.append(row)
         return theme_cells, rows
 
+    def split(self, area: pygame.Rect, fraction: float) -> tuple[pygame.Rect, pygame.Rect]:
+        """``area`` cut across: the top ``fraction`` of its height, then the rest below a margin."""
+        gap = self.margin
+        top_h = round(area.height * fraction)
+        top = pygame.Rect(area.left, area.top, area.width, top_h)
+        rest = pygame.Rect(area.left, area.top + top_h + gap, area.width, area.height - top_h - gap)
+        return top, rest
+
     def rows(
         self, area: pygame.Rect, count: int, max_height: float | None = None
     ) -> list[pygame.Rect]:
@@ -138,3 +147,43 @@ class Layout:
             y1 = _r(top + i * (row_h + gap) + row_h)
             out.append(pygame.Rect(area.left, y0, area.width, y1 - y0))
         return out
+
+
+def picture_boxes(
+    area: pygame.Rect, sizes: Sequence[tuple[int, int]], gap: int
+) -> list[pygame.Rect]:
+    """A box in ``area`` for each picture (of the given pixel sizes), in reading order.
+
+    The number of columns is the one that shows the smallest picture largest,
+    so four squares on a wide screen sit in a row, and four tall portraits too;
+    a last row that is not full is centred.
+    """
+    count = len(sizes)
+    if count == 0 or area.width <= 0 or area.height <= 0:
+        return []
+    best: tuple[float, int] | None = None
+    for cols in range(1, count + 1):
+        rows = -(-count // cols)
+        cell_w = (area.width - gap * (cols - 1)) / cols
+        cell_h = (area.height - gap * (rows - 1)) / rows
+        if cell_w <= 0 or cell_h <= 0:
+            continue
+        shown = min(
+            min(cell_w / max(1, w), cell_h / max(1, h)) ** 2 * max(1, w) * max(1, h)
+            for w, h in sizes
+        )
+        if best is None or shown > best[0]:
+            best = (shown, cols)
+    cols = best[1] if best is not None else count
+    rows = -(-count // cols)
+    cell_w = max(1.0, (area.width - gap * (cols - 1)) / cols)
+    cell_h = max(1.0, (area.height - gap * (rows - 1)) / rows)
+    boxes: list[pygame.Rect] = []
+    for i in range(count):
+        row, col = divmod(i, cols)
+        in_row = min(cols, count - row * cols)
+        offset = (area.width - (in_row * cell_w + gap * (in_row - 1))) / 2
+        left = area.left + offset + col * (cell_w + gap)
+        top = area.top + row * (cell_h + gap)
+        boxes.append(pygame.Rect(round(left), round(top), round(cell_w), round(cell_h)))
+    return boxes

@@ -26,7 +26,7 @@ from display import media as board_media
 from display import scene as screens
 from display import view
 from display.app import BoardApp
-from display.layout import Layout
+from display.layout import Layout, picture_boxes
 from display.media import (
     MAX_IMAGE_PIXELS,
     MAX_IMAGE_SIDE,
@@ -38,7 +38,7 @@ from display.media import (
     image_size,
 )
 from display.packages import PackageTexts
-from display.renderer import Renderer, picture_boxes, render
+from display.renderer import Renderer, render
 from display.scene import Facts, Scene, StartInfo
 from display.text import ELLIPSIS, Fitted
 from rules.packages import CatAnnounce, CatParams, Package, PackageError, PriceChoice
@@ -421,7 +421,7 @@ def test_a_question_picture_is_on_the_board_and_a_broken_one_is_a_placeholder() 
     surface = renderer.surface
     assert count_colour(surface, PICTURE_COLOUR, body) == 0
     assert count_colour(surface, (20, 30, 84), body) > 500  # the placeholder's panel
-    assert any(key[0] == "Картинка не открывается" for key in renderer._fits)
+    assert any(key[0] == "Картинка не открывается" for key in renderer.paint._fits)
 
 
 def test_a_new_picture_is_never_taken_for_an_old_one_with_the_same_id() -> None:
@@ -431,8 +431,8 @@ def test_a_new_picture_is_never_taken_for_an_old_one_with_the_same_id() -> None:
     new = pygame.Surface((10, 10))
     new.fill((0, 0, 255))
     # As if ``old`` had been freed and ``new`` had got its id: the cache holds old's copy.
-    renderer._images[(id(new), 20, 20)] = (old, pygame.transform.scale(old, (20, 20)))
-    assert renderer._scaled(new, 20, 20).get_at((5, 5))[:3] == (0, 0, 255)
+    renderer.paint._images[(id(new), 20, 20)] = (old, pygame.transform.scale(old, (20, 20)))
+    assert renderer.paint.scaled(new, 20, 20).get_at((5, 5))[:3] == (0, 0, 255)
 
 
 def test_the_video_note_and_the_text_are_both_shown() -> None:
@@ -460,13 +460,16 @@ class FitSpy(Renderer):
     def __init__(self, surface: pygame.Surface) -> None:
         super().__init__(surface)
         self.fitted: list[tuple[str, Fitted]] = []
+        fit = self.paint.fit
 
-    def _fit(
-        self, text: str, width: int, height: int, max_size: int, min_size: int, lines: int | None
-    ) -> Fitted:
-        fitted = super()._fit(text, width, height, max_size, min_size, lines)
-        self.fitted.append((text, fitted))
-        return fitted
+        def spy(
+            text: str, width: int, height: int, max_size: int, min_size: int, lines: int | None
+        ) -> Fitted:
+            fitted = fit(text, width, height, max_size, min_size, lines)
+            self.fitted.append((text, fitted))
+            return fitted
+
+        self.paint.fit = spy  # type: ignore[method-assign]
 
 
 THEMES = [

@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from display import qr
+from display.paint import qr_code, qr_surface
 from display.qr import Level, encode
-from display.renderer import qr_code, qr_surface
 
 # ISO/IEC 18004 Annex E, Table E.1 (versions 1–10, 14, 21, 32, 40).
 ALIGNMENT = {
