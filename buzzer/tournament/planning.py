@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from buzzer.errors import SvoyakError
 from buzzer.tournament.errors import TournamentError
 from buzzer.tournament.records import DrawRecord
 from rules.tournament.advancement import GameResult, advance
@@ -110,8 +111,9 @@ class DrawPlan:
     superfinal: SuperfinalLot | None
 
 
-class NotReady(Exception):
-    """A stage still has games without results."""
+class NotReady(SvoyakError):
+    """A stage still has games without results (caught while planning: the draw
+    names every group that is not ready, in one refusal)."""
 
 
 def final_outcome(result: GameResult) -> FinalOutcome:
