@@ -8,7 +8,10 @@ the same inputs in the same order, so both make the same decisions.
 
 from __future__ import annotations
 
+import copy
+import random
 from collections import deque
+from typing import Any
 
 from buzzer.arbiter.decisions import Chooser, Decision, Ignored, Note, Score
 from buzzer.arbiter.events import (
@@ -17,6 +20,7 @@ from buzzer.arbiter.events import (
     Input,
     Press,
     Release,
+    Select,
     Tick,
     Undo,
 )
@@ -24,6 +28,9 @@ from buzzer.arbiter.machine import SequenceError
 from buzzer.arbiter.sequencer import ReorderBuffer
 from buzzer.errors import SvoyakError
 from rules.game import Game, GameSetup
+from rules.snapshot import GameSnapshot, HostOptions, NextRound
+from rules.specials.params import CatPrice
+from rules.state import Stage
 
 _NOT_UNDOABLE = (Press, Release, Draw, Tick, Undo, Fault)
 
@@ -113,9 +120,122 @@ class GameCore:
         rng.setstate(state)
         return Draw(pending[0], pending[1], winner)
 
-    def snapshot(self) -> dict[str, object]:
+    def snapshot(self) -> GameSnapshot:
         """The whole visible state, for the board, the panel, and resume checks."""
         return self.game.snapshot()
+
+    def copy(self) -> GameCore:
+        """An independent copy, to try an input on (a fraction of a millisecond,
+        whatever the game's length).
+
+        A ``copy.deepcopy`` that shares the immutable parts: the setup, the rule
+        system, the rounds, and the inputs and decisions so far (lists of frozen
+        objects: a shallow copy each, not a walk through the whole game). The
+        game keeps no closures (its handler table is a class-level table of
+        method names), so nothing needs re-binding.
+        """
+        game = self.game
+        rng = random.Random()
+        rng.setstate(game.rng.getstate())  # a deep copy would walk its 625-word state
+        memo: dict[int, Any] = {
+            id(game.rng): rng,
+            id(self.setup): self.setup,
+            id(self.setup.rules): self.setup.rules,
+            id(game.board.rounds): game.board.rounds,
+            id(self.history): list(self.history),
+            id(self.started): list(self.started),
+        }
+        twin: GameCore = copy.deepcopy(self, memo)
+        return twin
+
+    def host_options(self, now: int) -> HostOptions:
+        """What the host's controls may offer now: legal bids and prices, whose
+        turn it is in the final, the next round's board and first chooser.
+
+        The panel shows this and re-derives nothing from the game's internals.
+        ``now`` is the game clock (ns): the next round's first chooser is found
+        by playing its first select on a copy at that instant.
+        """
+        game = self.game
+        rules = game.rules
+        stage = game.stage
+        cat = rules.cat
+        options: HostOptions = {
+            "settle_ms": self.buffer.settle_ns / 1e6,
+            "has_chooser": rules.has_chooser,
+            "final_turn": None,
+            "cat_options": None,
+            "cat_rules": None
+            if cat is None
+            else {"price": cat.price.value, "may_keep": cat.may_keep},
+            "stake_opener_only": rules.stake.opener_only if rules.stake else None,
+            "bid_min": None,
+            "bid_step": None,
+            "bid_forced": None,
+            "next_round": None,
+            "stake_min": rules.final.stake_min if rules.final else None,
+            "stake_step": rules.final.stake_step if rules.final else None,
+        }
+        if stage is Stage.FINAL_REMOVE and game.final_turns:
+            options["final_turn"] = game.final_turns[game.final_turn % len(game.final_turns)]
+        if stage is Stage.CAT_PRICE and cat is not None and cat.price is CatPrice.MIN_OR_MAX:
+            prices = game.board.current.prices
+            options["cat_options"] = [min(prices), max(prices)]
+        bidding = game.bidding
+        if stage is Stage.BIDDING and bidding is not None:
+            step = bidding.rules.step
+            options["bid_step"] = step
+            if bidding.bid is None:
+                low = bidding.nominal if bidding.rules.min_is_nominal else bidding.rules.min_bid
+                options["bid_min"] = low
+                forced = bidding.opening_bids()
+                options["bid_forced"] = list(forced) if forced is not None else None
+            else:
+                options["bid_min"] = bidding.bid + step
+        board = game.board
+        if (
+            stage is Stage.BOARD
+            and game.shootout is None
+            and board.round_done
+            and board.round_index + 1 < len(board.rounds)
+        ):
+            options["next_round"] = self._next_round(now)
+        return options
+
+    def _next_round(self, now: int) -> NextRound:
+        """The round the next ``select`` moves to, and who will choose first in it.
+
+        The engine moves on to the next round only when the host selects one of
+        its questions, and decides then who chooses first (the lowest score; a
+        tie by lot, from the game's seed). The host must see that board and that
+        player before the tap: the select is played on a copy, which draws
+        exactly what the real select will draw.
+        """
+        board = self.game.board
+        spec = board.rounds[board.round_index + 1]
+        free = [
+            (theme, price)
+            for theme in range(1, len(spec.themes) + 1)
+            for price in spec.prices
+            if (theme, price) not in spec.holes
+        ]
+        chooser = None
+        if self.game.rules.has_chooser and free:
+            twin = self.copy()
+            try:
+                twin.push(Select(now, *free[0]), [])
+                twin.push(Tick(now + twin.buffer.settle_ns + 1), [])
+                chooser = twin.game.chooser
+            except Exception:  # a preview never stops the game: the real select will say
+                chooser = None
+        return {
+            "round": board.round_index + 2,
+            "name": spec.name,
+            "themes": list(spec.themes),
+            "prices": list(spec.prices),
+            "holes": sorted([list(cell) for cell in spec.holes]),
+            "chooser": chooser,
+        }
 
     def next_deadline(self) -> int | None:
         """The next instant a live controller must tick at, if any."""

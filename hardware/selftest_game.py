@@ -29,6 +29,7 @@ from buzzer.arbiter.machine import LOCKED, NOT_OPEN
 from buzzer.journal.store import JournalStore
 from buzzer.runtime.controller import Controller
 from buzzer.runtime.runtime import DEFAULT_WAIT_BOUND_NS, Runtime
+from rules.snapshot import LiveSnapshot
 
 #: The header's board: prices of a theme, and at most this many themes a round.
 PRICES = (10, 20, 30, 40, 50, 60, 70, 80, 90, 100)
@@ -79,7 +80,7 @@ class _Decisions:
         self.trial = -1
         self.seen: dict[int, list[tuple[Decision, int]]] = {}
 
-    def __call__(self, decisions: list[Decision], snapshot: dict[str, Any]) -> None:
+    def __call__(self, decisions: list[Decision], snapshot: LiveSnapshot) -> None:
         now = time.monotonic_ns()
         with self.cond:
             rows = self.seen.setdefault(self.trial, [])

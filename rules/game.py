@@ -53,6 +53,7 @@ from buzzer.arbiter.params import DEFAULT_SETTLE_NS
 from rules.board import Board, BoardError, RoundSpec
 from rules.final import FinalRound
 from rules.profiles import RuleSystem
+from rules.snapshot import GameSnapshot
 from rules.specials.bidding import Bidding, BidError, bidding_order
 from rules.specials.bonus import BonusContest, BonusResult
 from rules.specials.params import CatPrice as CatPriceRule
@@ -428,8 +429,9 @@ class Game(FinalRound):
     def over(self) -> bool:
         return self.stage is Stage.OVER
 
-    def snapshot(self) -> dict[str, Any]:
-        """Everything a screen or a panel shows, as plain data (JSON-ready).
+    def snapshot(self) -> GameSnapshot:
+        """Everything a screen or a panel shows, as plain data (JSON-ready; its
+        shape is :class:`rules.snapshot.GameSnapshot`).
 
         The display and the panel render this and decide nothing; a resumed
         game must give exactly the same snapshot as the one that crashed.

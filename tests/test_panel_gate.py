@@ -8,11 +8,13 @@ import itertools
 import json
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from buzzer.core import GameCore
 from buzzer.journal.resume import rebuild
 from buzzer.journal.store import JournalStore
 from buzzer.panel.demo import demo_header
@@ -22,7 +24,7 @@ from buzzer.panel.models import CommandRequest
 from buzzer.replay import replay_lines
 from buzzer.runtime.controller import Controller
 from buzzer.runtime.runtime import Runtime
-from buzzer.runtime.trial import Refused, clone_core, try_input
+from buzzer.runtime.trial import Refused, try_input
 
 GAMES = itertools.count()
 MS = 1_000_000
@@ -155,7 +157,14 @@ def test_a_whole_game_with_every_host_action(tmp_path: Path) -> None:
     # The round is over: the next select moves to round 2, whose first chooser (the
     # lowest score) the panel shows beforehand.
     upcoming = table.hub.extras()["next_round"]
+    assert upcoming is not None
     assert upcoming["round"] == 2 and upcoming["prices"] == [200, 400, 600]
+    # The core plays the preview's select on a copy once per version of the game,
+    # not once per panel that asks (Controller.host_options).
+    with mock.patch.object(GameCore, "copy", autospec=True, side_effect=GameCore.copy) as copies:
+        for _ in range(3):
+            assert table.hub.extras()["next_round"] == upcoming
+    assert copies.call_count == 0
     table.ok({"type": "select", "theme": 1, "price": 200})
     assert table.s["round"] == 2
     chooser = table.s["chooser"]
@@ -359,7 +368,7 @@ def test_the_trial_copy_leaves_the_game_untouched() -> None:
     core = table.controller.core
     before = json.dumps(core.snapshot(), sort_keys=True)
     history = list(core.history)
-    twin = clone_core(core)
+    twin = core.copy()
     from buzzer.arbiter.events import Judge, ReadingStart
 
     twin.push(Judge(table.controller.now(), True), [])
@@ -389,7 +398,7 @@ def test_a_game_holds_no_closures_so_its_copy_shares_nothing_mutable() -> None:
         return isinstance(value, kinds)
 
     assert [name for name, value in vars(game).items() if functions(value)] == []
-    twin = clone_core(table.controller.core)
+    twin = table.controller.core.copy()
     assert twin.game is not game and twin.game.scores is not game.scores
     assert twin.game.arbiter is not game.arbiter
 

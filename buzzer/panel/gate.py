@@ -67,6 +67,7 @@ from buzzer.panel import messages
 from buzzer.panel.hub import PanelHub
 from buzzer.panel.models import CommandRequest
 from buzzer.runtime.runtime import Accepted, CommandRefused, Runtime
+from rules.snapshot import LiveSnapshot
 
 #: For each command, the snapshot fields whose change makes a tap stale: the
 #: host tapped while looking at a state that no longer holds.
@@ -220,7 +221,7 @@ class CommandGate:
             "paused": paused,
         }
 
-    def _stale(self, kind: str, version: int, now: dict[str, Any]) -> messages.Message | None:
+    def _stale(self, kind: str, version: int, now: LiveSnapshot) -> messages.Message | None:
         fields = CONTEXT.get(kind, ())
         if version > now["version"]:
             return messages.UNKNOWN_VERSION
@@ -235,7 +236,7 @@ class CommandGate:
 
     @staticmethod
     def _stake_above_score(
-        command: dict[str, Any], snapshot: dict[str, Any]
+        command: dict[str, Any], snapshot: LiveSnapshot
     ) -> messages.Message | None:
         """A final stake above the finalist's score (see :func:`messages.stake_above_score`).
 
@@ -244,13 +245,14 @@ class CommandGate:
         """
         amount = command.get("amount")
         seat = command.get("seat")
-        final = snapshot.get("final") or {}
+        final = snapshot.get("final")
         if (
             command["type"] != "final_stake"
             or amount is None
             or snapshot.get("stage") != "final_stakes"
             or not isinstance(seat, int)
-            or seat not in final.get("seats", ())
+            or final is None
+            or seat not in final["seats"]
         ):
             return None
         score = int(snapshot["scores"][str(seat)])

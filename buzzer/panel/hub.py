@@ -37,13 +37,10 @@ from typing import Any, Protocol
 from buzzer.arbiter.decisions import Decision, FalseStart, Ignored, Note
 from buzzer.arbiter.events import (
     HOST_COMMANDS,
-    Select,
-    Tick,
 )
 from buzzer.journal.encode import encode_input
 from buzzer.runtime.controller import Controller
-from buzzer.runtime.trial import clone_core
-from rules.specials.params import CatPrice as CatPriceRule
+from rules.snapshot import HostOptions, LiveSnapshot
 from rules.state import Stage
 
 #: Alerts that go by themselves, and after how long (game ns, the server's clock: a
@@ -106,6 +103,12 @@ class Connection:
         return False
 
 
+class PanelExtras(HostOptions):
+    """The host's options, and when the panel's final timer runs out (ns), if it runs."""
+
+    final_timer_until: int | None
+
+
 class PanelHub:
     """Fans the controller's updates out to the panels; keeps the panel-level state."""
 
@@ -122,7 +125,7 @@ class PanelHub:
         self.controller = controller
         self.policy = policy or SocketPolicy()
         self._lock = threading.Lock()
-        self._snapshots: OrderedDict[int, dict[str, Any]] = OrderedDict()
+        self._snapshots: OrderedDict[int, LiveSnapshot] = OrderedDict()
         self._versions = versions
         self._log_size = log_size
         self._queue_size = queue_size
@@ -130,11 +133,10 @@ class PanelHub:
         #: snapshot → what the host reads now: the question, its answers, a cat's
         #: own theme and value, the final's theme names and question (set by `svoyak
         #: run`: ``display.packages.PackageTexts.host_view``); shown to the host only.
-        self.question_lookup: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+        self.question_lookup: Callable[[LiveSnapshot], dict[str, Any] | None] | None = None
         self.alerts: deque[dict[str, Any]] = deque(maxlen=alert_size)
         self._alert_ids = itertools.count(1)
         self._final_timer_until: int | None = None
-        self._next_round_cache: tuple[int, dict[str, Any]] | None = None
         self._log_records: dict[int, tuple[object, dict[str, Any]]] = {}
         self._log_lock = threading.Lock()
         self._last_visible: dict[str, Any] = {}
@@ -181,115 +183,26 @@ class PanelHub:
 
     # -- state -----------------------------------------------------------------
 
-    def _remember(self, snapshot: dict[str, Any]) -> None:
+    def _remember(self, snapshot: LiveSnapshot) -> None:
         version = int(snapshot["version"])
         self._snapshots[version] = snapshot
         while len(self._snapshots) > self._versions:
             self._snapshots.popitem(last=False)
 
-    def snapshot_at(self, version: int) -> dict[str, Any] | None:
+    def snapshot_at(self, version: int) -> LiveSnapshot | None:
         """The snapshot the controller published as ``version``, if still remembered."""
         with self._lock:
             return self._snapshots.get(version)
 
-    def extras(self) -> dict[str, Any]:
-        """What the host's controls need beyond the snapshot (whose turn, legal ranges)."""
-        core = self.controller.core
+    def extras(self) -> PanelExtras:
+        """What the host's controls need beyond the snapshot: the core's
+        :meth:`~buzzer.core.GameCore.host_options` (whose turn, legal ranges, the
+        next round), and the panel's own final timer."""
         with self.controller.lock:
-            game = core.game
-            rules = game.rules
-            stage = game.stage
-            extras: dict[str, Any] = {
-                "settle_ms": core.buffer.settle_ns / 1e6,
-                "has_chooser": rules.has_chooser,
-                "final_turn": None,
-                "cat_options": None,
-                # what the rules make of a cat and an auction (the page says so)
-                "cat_rules": None
-                if rules.cat is None
-                else {"price": rules.cat.price.value, "may_keep": rules.cat.may_keep},
-                "stake_opener_only": rules.stake.opener_only if rules.stake else None,
-                "bid_min": None,
-                "bid_step": None,
-                "bid_forced": None,
-                "next_round": None,
-                "stake_min": rules.final.stake_min if rules.final else None,
-                "stake_step": rules.final.stake_step if rules.final else None,
-                "final_timer_until": self._final_timer_until
-                if stage in (Stage.FINAL_STAKES, Stage.FINAL_JUDGING)
-                else None,
-            }
-            if stage is Stage.FINAL_REMOVE and game.final_turns:
-                extras["final_turn"] = game.final_turns[game.final_turn % len(game.final_turns)]
-            cat = rules.cat
-            min_or_max = cat is not None and cat.price is CatPriceRule.MIN_OR_MAX
-            if stage is Stage.CAT_PRICE and min_or_max:
-                prices = game.board.current.prices
-                extras["cat_options"] = [min(prices), max(prices)]
-            bidding = game.bidding
-            if stage is Stage.BIDDING and bidding is not None:
-                step = bidding.rules.step
-                extras["bid_step"] = step
-                if bidding.bid is None:
-                    low = bidding.nominal if bidding.rules.min_is_nominal else bidding.rules.min_bid
-                    extras["bid_min"] = low
-                    forced = bidding.opening_bids()
-                    extras["bid_forced"] = list(forced) if forced is not None else None
-                else:
-                    extras["bid_min"] = bidding.bid + step
-            board = game.board
-            if (
-                stage is Stage.BOARD
-                and game.shootout is None
-                and board.round_done
-                and board.round_index + 1 < len(board.rounds)
-            ):
-                extras["next_round"] = self._next_round()
-        return extras
-
-    def _next_round(self) -> dict[str, Any]:
-        """The round the next ``select`` moves to, and who will choose first in it.
-
-        The engine moves on to the next round only when the host selects one of
-        its questions, and decides then who chooses first (the lowest score; a
-        tie by lot, from the game's seed). The panel must show that board and
-        that player before the tap: it plays the select on a copy of the core,
-        which draws exactly what the real select will draw. (Call under the
-        controller's lock.)
-        """
-        controller = self.controller
-        cached = self._next_round_cache
-        if cached is not None and cached[0] == controller.version:
-            return cached[1]
-        core = controller.core
-        board = core.game.board
-        spec = board.rounds[board.round_index + 1]
-        free = [
-            (theme, price)
-            for theme in range(1, len(spec.themes) + 1)
-            for price in spec.prices
-            if (theme, price) not in spec.holes
-        ]
-        chooser = None
-        if core.game.rules.has_chooser and free:
-            twin = clone_core(core)
-            t = controller.now()
-            try:
-                twin.push(Select(t, *free[0]), [])
-                twin.push(Tick(t + twin.buffer.settle_ns + 1), [])
-                chooser = twin.game.chooser
-            except Exception:  # the real select will say what is wrong
-                chooser = None
-        found = {
-            "round": board.round_index + 2,
-            "name": spec.name,
-            "themes": list(spec.themes),
-            "prices": list(spec.prices),
-            "holes": sorted([list(cell) for cell in spec.holes]),
-            "chooser": chooser,
-        }
-        self._next_round_cache = (controller.version, found)
-        return found
+            stage = self.controller.core.game.stage
+            options = self.controller.host_options()
+            timing = stage in (Stage.FINAL_STAKES, Stage.FINAL_JUDGING)
+            return {**options, "final_timer_until": self._final_timer_until if timing else None}
 
     def command_log(self) -> list[dict[str, Any]]:
         """The recent host commands, newest first, with their journal lines."""
@@ -316,7 +229,7 @@ class PanelHub:
                 del cache[ref]
         return out
 
-    def panel_state(self, host: bool, snapshot: dict[str, Any] | None = None) -> dict[str, Any]:
+    def panel_state(self, host: bool, snapshot: LiveSnapshot | None = None) -> dict[str, Any]:
         state: dict[str, Any] = {
             "paused": self.paused,
             "alerts": self._live_alerts(),
@@ -329,7 +242,7 @@ class PanelHub:
             )
         return state
 
-    def host_question(self, snapshot: dict[str, Any]) -> dict[str, Any] | None:
+    def host_question(self, snapshot: LiveSnapshot) -> dict[str, Any] | None:
         """The question being played, with its answer: for the host's panel only
         (never sent to viewers, whose pages a player's phone may show). Takes the
         snapshot it is about: asking the controller here could deadlock, as a
@@ -365,7 +278,7 @@ class PanelHub:
 
     # -- the controller's listener ---------------------------------------------
 
-    def on_update(self, decisions: list[Decision], snapshot: dict[str, Any]) -> None:
+    def on_update(self, decisions: list[Decision], snapshot: LiveSnapshot) -> None:
         """After every submit: remember the snapshot, raise alerts, send the update.
 
         An input that decided nothing yet and changed nothing visible (a host

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rules.snapshot import GameSnapshot, LiveSnapshot
+
 STAGE_RU = {
     "board": "табло: выбор вопроса",
     "question": "вопрос",
@@ -60,7 +62,7 @@ class Message:
         }
 
 
-def name(snapshot: dict[str, Any], seat: int | None) -> str:
+def name(snapshot: GameSnapshot, seat: int | None) -> str:
     players = snapshot.get("players") or []
     if seat is None or not 1 <= seat <= len(players):
         return "?"
@@ -117,7 +119,7 @@ def rate_limited(seconds: int) -> Message:
     )
 
 
-def stale(kind: str, then: dict[str, Any], now: dict[str, Any]) -> Message:
+def stale(kind: str, then: LiveSnapshot, now: LiveSnapshot) -> Message:
     """The state moved on between what the host saw and the tap."""
     ru, en = "", ""
     if then.get("answering") != now.get("answering"):
@@ -147,7 +149,7 @@ def no_such_seat(seat: int, players: int) -> tuple[str, str]:
     )
 
 
-def stake_above_score(snapshot: dict[str, Any], seat: int, amount: int, score: int) -> Message:
+def stake_above_score(snapshot: GameSnapshot, seat: int, amount: int, score: int) -> Message:
     """A final stake typed above the finalist's score: a slip of the host's finger.
 
     The rules count a written stake above the score as all-in (C2003-2.7-D3),
@@ -164,7 +166,7 @@ def stake_above_score(snapshot: dict[str, Any], seat: int, amount: int, score: i
     )
 
 
-def refused(command: dict[str, Any], snapshot: dict[str, Any], engine: str) -> Message:
+def refused(command: dict[str, Any], snapshot: GameSnapshot, engine: str) -> Message:
     """The engine refused ``command``: one sentence for the host, and the engine's own."""
     ru, en = _explain(command, snapshot)
     if not ru and command.get("type") == "undo":
@@ -175,7 +177,7 @@ def refused(command: dict[str, Any], snapshot: dict[str, Any], engine: str) -> M
     return Message("refused", ru, en, engine)
 
 
-def _explain(command: dict[str, Any], snap: dict[str, Any]) -> tuple[str, str]:
+def _explain(command: dict[str, Any], snap: GameSnapshot) -> tuple[str, str]:
     kind = command.get("type")
     stage = str(snap.get("stage"))
     phase = snap.get("phase")
@@ -200,10 +202,10 @@ def _explain(command: dict[str, Any], snap: dict[str, Any]) -> tuple[str, str]:
                 f"Ответы финала оцениваются позже; сейчас — {where_ru}.",
                 f"Final answers are judged later; now it is {where_en}.",
             )
-        final = snap.get("final") or {}
-        if stage == "final_judging" and not final.get("answers_in"):
+        final = snap.get("final")
+        if stage == "final_judging" and not (final and final["answers_in"]):
             # C2003-2.7.4/2.7.5, TV-F-4/5: verdicts once the written answers are in
-            if final.get("answers_due") is None:
+            if final is None or final["answers_due"] is None:
                 return (
                     "Сначала прочитайте вопрос финала («Чтение окончено» запускает 30 с на "
                     "запись); ответы оцениваются после них.",
@@ -214,7 +216,7 @@ def _explain(command: dict[str, Any], snap: dict[str, Any]) -> tuple[str, str]:
                 "Игроки ещё пишут ответы: оценивайте, когда выйдет время.",
                 "The players are still writing: judge when the time is up.",
             )
-        order = final.get("judge_order") or []
+        order = final["judge_order"] if final else []
         if kind == "final_judge" and order and command.get("seat") not in (None, order[0]):
             return (
                 f"Ответы оцениваются по возрастанию счёта: следующий — {name(snap, order[0])}.",
@@ -228,7 +230,8 @@ def _explain(command: dict[str, Any], snap: dict[str, Any]) -> tuple[str, str]:
                 "The final question is read once every stake is in.",
             )
         if stage == "final_judging":
-            if (snap.get("final") or {}).get("answers_due") is not None:
+            final = snap.get("final")
+            if final is not None and final["answers_due"] is not None:
                 return "Вопрос финала уже прочитан.", "The final question has been read already."
             return "", ""
         if stage != "question":
@@ -329,9 +332,8 @@ def _explain(command: dict[str, Any], snap: dict[str, Any]) -> tuple[str, str]:
                 f"Сейчас другой этап: {where_ru}.",
                 f"This is another stage now: {where_en}.",
             )
-        if kind == "final_stake" and command.get("seat") not in (snap.get("final") or {}).get(
-            "seats", []
-        ):
+        final = snap.get("final")
+        if kind == "final_stake" and command.get("seat") not in (final["seats"] if final else []):
             seat = command.get("seat")
             return (
                 f"{name(snap, seat)} не играет в финале.",

@@ -35,10 +35,11 @@ from buzzer.journal.codec import LONE_SURROGATE, InputParser, JournalError, pars
 from buzzer.journal.encode import checked_line, command_key
 from buzzer.journal.resume import rebuild
 from buzzer.journal.store import JournalStore
+from rules.snapshot import HostOptions, LiveSnapshot
 
 log = logging.getLogger(__name__)
 
-Listener = Callable[[list[Decision], dict[str, Any]], None]
+Listener = Callable[[list[Decision], LiveSnapshot], None]
 Clock = Callable[[], int]
 
 
@@ -72,6 +73,7 @@ class Controller:
         self.clock = clock
         self.version = 0
         self._lock = threading.RLock()
+        self._host_options: tuple[int, HostOptions] | None = None
         self._listeners: list[Listener] = []
         self._lines = 1 if store is None else len(store)
         #: The journal's lines when there is no store (to rebuild after a refusal).
@@ -320,12 +322,21 @@ class Controller:
         self.core, _ = rebuild(journaled + staged, base)
         self._lines = len(journaled) + len(staged)
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> LiveSnapshot:
+        """The core's snapshot, with this controller's version and clock."""
         with self._lock:
-            snapshot = self.core.snapshot()
-            snapshot["version"] = self.version
-            snapshot["now"] = self.now()
-            return snapshot
+            return {**self.core.snapshot(), "version": self.version, "now": self.now()}
+
+    def host_options(self) -> HostOptions:
+        """What the host's controls may offer now (:meth:`GameCore.host_options`),
+        kept per version: the next round's preview plays a select on a copy of
+        the core, once per change rather than once per panel that asks."""
+        with self._lock:
+            cached = self._host_options
+            if cached is None or cached[0] != self.version:
+                cached = (self.version, self.core.host_options(self.now()))
+                self._host_options = cached
+            return cached[1]
 
     def _apply(self, item: Input, out: list[Decision]) -> None:
         line = self._lines + 1

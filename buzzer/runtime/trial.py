@@ -9,17 +9,13 @@ in the reorder buffer like any input, so its effect, and any refusal, comes
 only when it is released). Whatever the engine refuses on the copy is
 answered with a 409 and never submitted.
 
-The copy is a ``copy.deepcopy`` that shares the immutable parts (the setup,
-the rule system, the inputs of the history). The game keeps no closures (its
-handler table is a class-level table of method names), so the copy needs
-nothing re-bound.
+The copy is :meth:`buzzer.core.GameCore.copy`: a deep copy that shares the
+immutable parts (the setup, the rule system, the inputs of the history).
 """
 
 from __future__ import annotations
 
-import copy
 import logging
-import random
 from typing import Any
 
 from buzzer.arbiter.events import Input, Tick
@@ -38,28 +34,9 @@ class Refused(SvoyakError):
         self.message = message
 
 
-def clone_core(core: GameCore) -> GameCore:
-    """An independent copy of ``core`` (a fraction of a millisecond, whatever the game's length)."""
-    game = core.game
-    rng = random.Random()
-    rng.setstate(game.rng.getstate())  # a deep copy would walk its 625-word state
-    memo: dict[int, Any] = {
-        id(game.rng): rng,
-        id(core.setup): core.setup,
-        id(core.setup.rules): core.setup.rules,
-        id(game.board.rounds): game.board.rounds,
-        # Lists of immutable inputs and decisions: a shallow copy each, not a walk
-        # through every input of the game so far.
-        id(core.history): list(core.history),
-        id(core.started): list(core.started),
-    }
-    twin: GameCore = copy.deepcopy(core, memo)
-    return twin
-
-
 def try_input(core: GameCore, item: Input) -> None:
     """Apply ``item`` to a copy of ``core`` and release it; raise :class:`Refused` if refused."""
-    twin = clone_core(core)
+    twin = core.copy()
     scratch: list[Any] = []
     try:
         twin.push(item, scratch)
