@@ -21,7 +21,7 @@ from typing import Any
 
 import pygame
 
-from rules.packages.siq import NS_V4, NS_V5
+from rules.packages.siq_content import NS_V4, NS_V5
 
 #: The colour the fixture's picture is filled with: easy to find in a screenshot.
 PICTURE_COLOUR = (255, 0, 255)

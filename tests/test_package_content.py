@@ -21,7 +21,7 @@ from rules.packages import (
     QuestionKind,
     load_siq,
 )
-from rules.packages.siq import parse_content_xml
+from rules.packages.siq_content import parse_content_xml
 from tests.package_fixtures import media_files, media_siq, old_format_content, write_siq
 
 

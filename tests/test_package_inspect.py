@@ -17,7 +17,7 @@ import pytest
 
 from buzzer.cli import main
 from rules.packages.demo import DEMO_PACKAGE
-from rules.packages.siq import NS_V5
+from rules.packages.siq_content import NS_V5
 
 
 def question(price: int, answer: str, *, kind: str = "", params: str = "", extra: str = "") -> str:

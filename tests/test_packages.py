@@ -34,15 +34,8 @@ from rules.packages import (
 )
 from rules.packages.own import dumps, load_json, package_to_json, parse_json, parse_json_bytes
 from rules.packages.own import read_media as read_own_media
-from rules.packages.siq import (
-    NS_V3,
-    NS_V4,
-    NS_V5,
-    SiqArchive,
-    load_siq,
-    parse_content_xml,
-    read_media,
-)
+from rules.packages.siq import SiqArchive, load_siq, read_media
+from rules.packages.siq_content import NS_V3, NS_V4, NS_V5, parse_content_xml
 
 SHARED = Path(os.environ.get("SVOYAK_REAL_PACKAGES", "/nonexistent"))
 
