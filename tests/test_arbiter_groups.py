@@ -1,0 +1,87 @@
+"""Same-instant presses (buzzer/arbiter/machine.py): one seat's reason never
+swallows the seats after it in the group.
+
+Presses that share a timestamp reach the arbiter as one group, seats ascending
+(A-G1). Each seat gets its own answer: a seat refused for any reason must not
+stop the arbiter from looking at the next one. A mutation run of the core
+(docs/design.md, "Mutation testing") turned each ``continue`` of that loop into
+a ``break`` and found the case where seat 1 is not eligible unguarded; these
+pin every reason.
+"""
+
+from __future__ import annotations
+
+from buzzer.arbiter.decisions import Decision, FalseStart, Ignored, Recognized
+from buzzer.arbiter.machine import Arbiter
+from rules.profiles import RULE_SYSTEMS
+
+S = 1_000_000_000
+
+
+def arbiter(rules: str = "championship-2003") -> tuple[Arbiter, list[Decision]]:
+    return Arbiter(RULE_SYSTEMS[rules].buttons, 3), []
+
+
+def read(machine: Arbiter, out: list[Decision]) -> None:
+    machine.start_reading(1 * S, out)
+    machine.end_reading(5 * S, out)
+
+
+def ignored(out: list[Decision]) -> list[tuple[int, str]]:
+    return [(d.seat, d.reason) for d in out if isinstance(d, Ignored)]
+
+
+def test_A_G4_a_seat_not_designated_first_in_the_group_leaves_the_next_to_answer() -> None:
+    machine, out = arbiter()
+    machine.open_question(eligible=frozenset({2, 3}))
+    read(machine, out)
+    machine.press(6 * S, [1, 2], out)
+    assert ignored(out) == [(1, "not_eligible")]
+    assert [d for d in out if isinstance(d, Recognized)] == [Recognized(6 * S, 2)]
+
+
+def test_P8_a_seat_that_has_answered_first_in_the_group_leaves_the_next_to_answer() -> None:
+    machine, out = arbiter()
+    machine.open_question()
+    read(machine, out)
+    machine.press(6 * S, [1], out)
+    machine.verdict(7 * S, False, out)  # seat 1 answered wrong: a fresh window for the others
+    machine.press(8 * S, [1, 2], out)
+    assert ignored(out) == [(1, "already_answered")]
+    assert [d.seat for d in out if isinstance(d, Recognized)] == [1, 2]
+
+
+def test_A_G2_every_seat_of_a_group_behind_the_answerer_is_told_its_margin() -> None:
+    machine, out = arbiter()
+    machine.open_question()
+    read(machine, out)
+    machine.press(6 * S, [3], out)
+    machine.press(6 * S + 5_000, [1, 2], out)
+    behind = [(d.seat, d.behind_us) for d in out if isinstance(d, Ignored)]
+    assert behind == [(1, 5), (2, 5)]
+
+
+def test_A_G5_a_group_before_the_question_is_open_is_ignored_seat_by_seat() -> None:
+    machine, out = arbiter()
+    machine.press(1 * S, [1, 2, 3], out)  # nothing selected yet
+    machine.open_question()
+    machine.press(2 * S, [2, 3], out)  # selected, not read yet
+    assert [seat for seat, _ in ignored(out)] == [1, 2, 3, 2, 3]
+
+
+def test_a_group_after_the_window_closed_is_ignored_seat_by_seat() -> None:
+    machine, out = arbiter()
+    machine.open_question()
+    read(machine, out)
+    machine.press(6 * S, [1], out)
+    machine.verdict(7 * S, True, out)  # a right answer closes the question
+    machine.press(8 * S, [2, 3], out)
+    assert ignored(out) == [(2, "window_closed"), (3, "window_closed")]
+
+
+def test_TV_M_A2_every_seat_of_a_group_pressing_during_the_reading_false_starts() -> None:
+    machine, out = arbiter("tv-modern")
+    machine.open_question()
+    machine.start_reading(1 * S, out)
+    machine.press(2 * S, [1, 2], out)
+    assert [d.seat for d in out if isinstance(d, FalseStart)] == [1, 2]
