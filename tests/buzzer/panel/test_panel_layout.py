@@ -1,0 +1,353 @@
+"""The host page's layout in a real headless Chromium, at a tablet's 1024×768 and
+a phone's 390×844 (portrait), for every screen of a game night.
+
+For every visible control (and the board's theme rows, the finalists' rows,
+the right answer): scrolled into view, it lies inside the viewport, and the
+element at the centre of its box is the control itself (or inside it), so
+nothing covers it: not the fixed bottom bar, not the top bar, not another
+control; a button's or a theme's text does not overflow its box. And the
+page never scrolls sideways.
+
+What the host taps against the clock must never need a scroll (:data:`STEADY`):
+who answers, the answer's countdown and **Верно** / **Неверно** (a plain
+question, a cat, a sponsor question, an auction, the final's answers, each
+with a question of many lines), the reading's buttons: at the top of the page,
+halfway and at the bottom, they are on the screen, above the bottom bar and
+uncovered. A board of 15 or 20 prices a theme fits with every price readable
+and tappable (:data:`READABLE`). ``SVOYAK_PANEL_SHOTS=dir`` also saves a
+screenshot of every screen there (``-full``: the whole page), to look at.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.panel_game import (
+    CAT_CELL,
+    LONG_THEME,
+    PHONE,
+    SPONSOR_CELL,
+    STAKE_CELL,
+    TABLET,
+    board_package,
+    chromium,
+    final_package,
+    host_page,
+    package_rig,
+    press,
+    remove_to_one,
+    to_final,
+)
+from tests.support.panel_support import Commands, Rig
+
+STILL = {"window_s": 600, "answer_time_s": 600}
+#: Who answers, the countdown and the verdicts: in reach without a scroll.
+ANSWERING = ("#judge-correct", "#judge-wrong", "#answering-name", "#answering-box .countdown")
+
+#: Runs in the page: every control checked, the problems found (empty: all well).
+CHECK = """
+() => {
+  const problems = [];
+  const width = window.innerWidth, height = window.innerHeight;
+  const root = document.documentElement;
+  if (root.scrollWidth > width) {
+    problems.push(`the page is ${root.scrollWidth}px wide in ${width}px`);
+  }
+  const describe = (n) => n ? (n.id ? "#" + n.id : n.tagName.toLowerCase() +
+    (n.className ? "." + String(n.className).trim().split(/\\s+/).join(".") : "") +
+    " «" + (n.textContent || "").trim().slice(0, 30) + "»") : "nothing";
+  const wanted = "button, input, select, a[href], .board .theme, .bidder, .question-box .answer";
+  const controls = [...document.querySelectorAll(wanted)].filter((n) =>
+    n.getClientRects().length > 0 && getComputedStyle(n).visibility !== "hidden");
+  for (const control of controls) {
+    control.scrollIntoView({ block: "center", inline: "center" });
+    const r = control.getBoundingClientRect();
+    if (r.left < -0.5 || r.top < -0.5 || r.right > width + 0.5 || r.bottom > height + 0.5) {
+      problems.push(`${describe(control)} is off screen: ${JSON.stringify(r)}`);
+      continue;
+    }
+    if (control.matches("button, .board .theme") && control.scrollWidth > control.clientWidth + 1) {
+      problems.push(`${describe(control)}: its text overflows it`);
+    }
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    if (!hit || !(hit === control || control.contains(hit))) {
+      problems.push(`${describe(control)} is covered by ${describe(hit)}`);
+    }
+  }
+  window.scrollTo(0, 0);
+  return { checked: controls.length, problems };
+}
+"""
+
+#: Runs in the page: the controls named never need a scroll. At the top of the page,
+#: halfway and at the bottom, each lies on the screen, below a fixed top bar, above
+#: the bottom bar, and the element at its centre is itself (nothing covers it).
+STEADY = """
+(selectors) => {
+  const problems = [];
+  const width = window.innerWidth, height = window.innerHeight;
+  const tools = document.getElementById("tools").getBoundingClientRect();
+  const bar = document.getElementById("top-bar");
+  const fixed = getComputedStyle(bar).position !== "static";
+  const barBottom = fixed ? bar.getBoundingClientRect().bottom : 0;
+  const most = Math.max(0, document.documentElement.scrollHeight - height);
+  for (const y of [0, Math.round(most / 2), most]) {
+    window.scrollTo(0, y);
+    for (const selector of selectors) {
+      const node = document.querySelector(selector);
+      if (!node || node.getClientRects().length === 0) {
+        problems.push(`${selector}: not shown`);
+        continue;
+      }
+      const r = node.getBoundingClientRect();
+      const off = r.left < -0.5 || r.right > width + 0.5;
+      if (off || r.top < barBottom - 0.5 || r.bottom > tools.top + 0.5) {
+        problems.push(`${selector} at scroll ${y} of ${most}: off screen or under a bar: ` +
+          JSON.stringify(r) + ` (bars: ${barBottom}, ${tools.top})`);
+        continue;
+      }
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      if (!hit || !(hit === node || node.contains(hit))) {
+        const by = hit ? hit.id || hit.className : "nothing";
+        problems.push(`${selector} at scroll ${y}: covered by ${by}`);
+      }
+    }
+  }
+  window.scrollTo(0, 0);
+  return problems;
+}
+"""
+
+#: Runs in the page: every price of the board readable and a finger wide. Its text
+#: inside its button (not run together with the next, not clipped, not past the
+#: board's edge), at least 15 px, the button at least 44 px each way, no two overlapping.
+READABLE = """
+() => {
+  const problems = [];
+  const board = document.querySelector(".board").getBoundingClientRect();
+  const cells = [...document.querySelectorAll(".board .cell")];
+  const rects = cells.map((c) => c.getBoundingClientRect());
+  cells.forEach((cell, i) => {
+    const r = rects[i];
+    const label = `${cell.dataset.theme}/${cell.dataset.price}`;
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    const text = range.getBoundingClientRect();
+    if (cell.textContent && (text.left < r.left + 1 || text.right > r.right - 1)) {
+      const sizes = `${text.width.toFixed(1)} px in ${r.width.toFixed(1)} px`;
+      problems.push(`${label}: its text spills out of its button (${sizes})`);
+    }
+    const size = parseFloat(getComputedStyle(cell).fontSize);
+    if (size < 15) problems.push(`${label}: ${size} px text`);
+    if (r.width < 44 || r.height < 44) problems.push(`${label}: ${r.width}×${r.height} px to tap`);
+    if (r.left < board.left - 0.5 || r.right > board.right + 0.5) {
+      problems.push(`${label}: past the board's edge`);
+    }
+    for (let j = 0; j < i; j++) {
+      const o = rects[j];
+      const across = Math.min(r.right, o.right) - Math.max(r.left, o.left);
+      const down = Math.min(r.bottom, o.bottom) - Math.max(r.top, o.top);
+      if (across > 0.5 && down > 0.5) problems.push(`${label} overlaps ${cells[j].dataset.price}`);
+    }
+  });
+  return { cells: cells.length, problems };
+}
+"""
+
+#: Runs in the page: how many lines a block of text takes.
+LINES = """
+(selector) => {
+  const node = document.querySelector(selector);
+  return node.getBoundingClientRect().height / parseFloat(getComputedStyle(node).lineHeight);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with chromium() as browser:
+        yield browser
+
+
+class Screens:
+    """The same game on a tablet and on a phone: each screen is checked on both."""
+
+    def __init__(self, browser: Any, rig: Rig) -> None:
+        self.pages = {
+            "tablet": host_page(browser, rig, TABLET),
+            "phone": host_page(browser, rig, PHONE),
+        }
+        self.shots = os.environ.get("SVOYAK_PANEL_SHOTS")
+
+    def check(self, name: str, selector: str, least: int) -> None:
+        """Wait for ``selector`` on both pages, then check every control there.
+
+        ``least``: how many controls the screen must have at the very least (a
+        screen that failed to draw would pass an empty check).
+        """
+        for size, page in self.pages.items():
+            page.wait_for_selector(selector)
+            page.wait_for_timeout(50)  # the bars' heights are measured after a redraw
+            found = page.evaluate(CHECK)
+            assert found["problems"] == [], f"{name} on the {size}: {found['problems']}"
+            assert found["checked"] >= least, f"{name} on the {size}: {found}"
+            self.shoot(name, size, page)
+
+    def shoot(self, name: str, size: str, page: Any) -> None:
+        if self.shots:
+            folder = Path(self.shots)
+            folder.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(folder / f"{name}-{size}.png"))
+            page.screenshot(path=str(folder / f"{name}-{size}-full.png"), full_page=True)
+
+    def steady(self, name: str, *selectors: str, lines: str | None = None) -> None:
+        """The controls named never need a scroll on either page (:data:`STEADY`);
+        ``lines``: a text that must take at least five lines there (a long question)."""
+        for size, page in self.pages.items():
+            if lines is not None:
+                assert page.evaluate(LINES, lines) >= 5, f"{name} on the {size}: a short text"
+            problems = page.evaluate(STEADY, list(selectors))
+            assert problems == [], f"{name} on the {size}: {problems}"
+
+    def click(self, selector: str) -> None:
+        for page in self.pages.values():
+            page.click(selector)
+
+    def close(self) -> None:
+        for page in self.pages.values():
+            assert page.errors == []
+            page.context.close()
+
+
+def test_the_board_questions_and_specials_fit_a_tablet_and_a_phone(
+    browser: Any, tmp_path: Path
+) -> None:
+    with package_rig(tmp_path, board_package(), game_options=STILL) as rig:
+        commands = Commands(rig.client())
+        screens = Screens(browser, rig)
+        # The board: seven themes, one with a long name; 35 prices.
+        screens.check("board", ".cell[data-theme='7'][data-price='500']", 7 + 35)
+        # A question with a long text: chosen, then the buttons open.
+        commands.ok({"type": "select", "theme": 1, "price": 100})
+        screens.check("question", "#phase[data-phase='selected']", 4)
+        screens.steady("question", "#reading-start", "#reading-end", lines="#question-text .text")
+        commands.ok({"type": "reading_end"})
+        screens.check("open", "#phase[data-phase='open']", 2)
+        # The verdict screen.
+        press(rig, commands, 2)
+        screens.check("verdict", "#judge-wrong", 3)
+        screens.steady("verdict", *ANSWERING)
+        commands.ok({"type": "judge", "verdict": "correct"})
+        # A question nobody answered: its answer is held for the host.
+        commands.ok({"type": "select", "theme": 1, "price": 200})
+        rig.wait_state(lambda s: s["stage"] == "question", "the question")
+        commands.ok({"type": "timeout"})
+        screens.check("held", "#to-board", 2)
+        screens.click("#to-board")
+        # The cat in the bag: the hand-over, its value, the answer.
+        commands.ok({"type": "select", "theme": CAT_CELL[0], "price": CAT_CELL[1]})
+        screens.check("cat-give", "#cat-info", 2)
+        commands.ok({"type": "cat_give", "seat": 3})
+        screens.check("cat-price", "#stage[data-stage='cat_price'] .choices .big", 2)
+        commands.ok({"type": "cat_price", "price": 500})
+        screens.check("cat-special", "#dock[data-stage='special'] #judge-wrong", 3)
+        screens.steady("cat-special", *ANSWERING, lines="#question-text .text")
+        commands.ok({"type": "judge", "verdict": "correct"})
+        # The sponsor question.
+        commands.ok({"type": "select", "theme": SPONSOR_CELL[0], "price": SPONSOR_CELL[1]})
+        screens.check("sponsor", "#dock[data-stage='special'] #judge-wrong", 3)
+        screens.steady("sponsor", *ANSWERING, lines="#question-text .text")
+        commands.ok({"type": "judge", "verdict": "correct"})
+        # The stake question's bidding.
+        commands.ok({"type": "select", "theme": STAKE_CELL[0], "price": STAKE_CELL[1]})
+        screens.check("bidding", "#stage[data-stage='bidding'] .bid-controls .big", 4)
+        # The auction's winner answers a long question.
+        commands.ok({"type": "bid", "seat": rig.state()["bidding"]["turn"], "amount": 500})
+        while (state := rig.state())["stage"] == "bidding":
+            commands.ok({"type": "pass", "seat": state["bidding"]["turn"]})
+            rig.wait_state(lambda s, v=state["version"]: s["version"] > v, "the pass")
+        screens.check("auction", "#dock[data-stage='special'] #judge-wrong", 3)
+        screens.steady("auction", *ANSWERING, lines="#question-text .text")
+        screens.close()
+
+
+def test_the_final_fits_a_tablet_and_a_phone(browser: Any, tmp_path: Path) -> None:
+    with package_rig(tmp_path, final_package(), game_options=STILL) as rig:
+        commands = Commands(rig.client())
+        to_final(rig, commands)
+        screens = Screens(browser, rig)
+        screens.check("final-remove", "#final-theme-7", 7)
+        remove_to_one(rig, commands)
+        screens.check("final-stakes", "#stake-3", 3 * 4)
+        # A stake above the score: the refusal shows in the row, which still fits.
+        for page in screens.pages.values():
+            page.fill("input[data-key='stake-2']", "100000")
+        screens.check("final-stake-refused", "#stake-error-2:not([hidden])", 3 * 4)
+        for seat in (1, 2, 3):
+            commands.ok({"type": "final_stake", "seat": seat, "amount": 50})
+        screens.check("final-question", "#dock[data-stage='final_judging'] #judge-wrong", 4)
+        screens.steady(
+            "final-question",
+            "#judge-correct",
+            "#judge-wrong",
+            "#answering-name",
+            "#final-reading-start",
+            "#final-reading-end",
+            lines="#question-text .text",
+        )
+        # The 30 s to write: the countdown is on the screen too.
+        commands.ok({"type": "reading_end"})
+        screens.check("final-timer", "#final-timer", 4)
+        screens.steady("final-timer", "#final-timer .countdown", "#judge-wrong", "#answering-name")
+        screens.close()
+
+
+def many_prices_package(prices: list[int]) -> dict[str, Any]:
+    """One round of six themes (one with a long name) of ``len(prices)`` questions each."""
+    names = ["География", "Наука", LONG_THEME, "Кино", "Музыка", "Спорт"]
+    themes = [
+        {
+            "name": name,
+            "questions": [
+                {"price": p, "text": f"Вопрос {i}/{p}", "answer": [f"Ответ {i}/{p}"]}
+                for p in prices
+            ],
+        }
+        for i, name in enumerate(names, 1)
+    ]
+    return {
+        "format": "svoyak-package",
+        "version": 1,
+        "name": "Много цен",
+        "rounds": [{"name": "1", "themes": themes}],
+    }
+
+
+@pytest.mark.parametrize(
+    "prices",
+    [list(range(100, 1600, 100)), list(range(1000, 21000, 1000))],
+    ids=["15-prices", "20-prices-of-5-digits"],
+)
+def test_a_board_of_many_prices_fits_with_every_price_readable(
+    browser: Any, tmp_path: Path, prices: list[int]
+) -> None:
+    with package_rig(tmp_path, many_prices_package(prices), game_options=STILL) as rig:
+        screens = Screens(browser, rig)
+        last = f".cell[data-theme='6'][data-price='{prices[-1]}']"
+        # every price tappable (elementFromPoint), no sideways scroll, nothing overflows
+        screens.check(f"board-{len(prices)}", last, 6 + 6 * len(prices))
+        for size, page in screens.pages.items():
+            found = page.evaluate(READABLE)
+            assert found["cells"] == 6 * len(prices), size
+            assert found["problems"] == [], (
+                f"{len(prices)} prices on the {size}: {found['problems']}"
+            )
+        # a tap on the last price chooses it
+        screens.pages["tablet"].click(last)
+        rig.wait_state(lambda s: s["cell"] == [6, prices[-1]], "the last price chosen")
+        screens.close()

@@ -1,0 +1,77 @@
+"""The promise, kept in the live path: the earliest stamp wins, whatever the load.
+
+(10,100 presses in all: the journal delays, the CPU hog with GC pressure, GC
+pressure alone and the WebSocket flood.)
+
+Through the running runtime (gpiozero mock pins, the runtime thread, a real
+SQLite journal), every player presses a fraction of a millisecond after the
+host's signal was submitted — the moment the old ticker lost presses — with
+faults injected: journal commits slowed by 0, 3, 8, 20 and 50 ms, a CPU hog
+in another process, garbage-collector pressure. Across all of them, over
+10,000 presses: no in-time press is ruled ``late``, the first press always
+wins (A-G1), and the replay of the journal makes exactly the live decisions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.fairness_rig import (
+    cpu_hog,
+    gc_pressure,
+    play,
+    replayed_decisions,
+    websocket_flood,
+)
+
+#: (name, journal delay in seconds, questions): 10 presses a question; 10,000+ in all
+#: with the CPU and GC tests below.
+LOADS = [
+    ("quiet", 0.0, 400),
+    ("journal-3ms", 0.003, 150),
+    ("journal-8ms", 0.008, 120),
+    ("journal-20ms", 0.020, 80),
+    ("journal-50ms", 0.050, 40),
+]
+
+
+def check(outcome: object) -> None:
+    from tests.support.fairness_rig import Outcome
+
+    assert isinstance(outcome, Outcome)
+    assert outcome.late == 0, f"{outcome.late} in-time presses were ruled late"
+    assert outcome.behind == 0, "an input reached the runtime after its time was decided"
+    assert outcome.wrong_winners == [], "a later press won"
+    assert outcome.journal is not None
+    assert replayed_decisions(outcome.journal) == outcome.live_decisions
+
+
+@pytest.mark.parametrize(("name", "delay_s", "questions"), LOADS, ids=[x[0] for x in LOADS])
+def test_slow_journal_commits_delay_decisions_never_change_them(
+    tmp_path: Path, name: str, delay_s: float, questions: int
+) -> None:
+    outcome = play(tmp_path, questions, delay_s=delay_s, seed=len(name))
+    assert outcome.presses == questions * 10
+    check(outcome)
+
+
+def test_a_busy_cpu_and_gc_pressure_change_no_decision(tmp_path: Path) -> None:
+    with cpu_hog(), gc_pressure():
+        outcome = play(tmp_path, 100, delay_s=0.008, seed=99)
+    assert outcome.presses == 1000
+    check(outcome)
+
+
+def test_gc_pressure_alone_changes_no_decision(tmp_path: Path) -> None:
+    with gc_pressure():
+        outcome = play(tmp_path, 80, seed=5)
+    assert outcome.presses == 800
+    check(outcome)
+
+
+def test_a_websocket_flood_changes_no_decision(tmp_path: Path) -> None:
+    outcome = play(tmp_path, 40, delay_s=0.003, seed=11, around=websocket_flood)
+    assert outcome.presses == 400
+    check(outcome)

@@ -1,0 +1,1 @@
+"""Helpers the tests share: rigs, fixtures, strategies (not tests themselves)."""
