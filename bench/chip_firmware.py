@@ -31,7 +31,7 @@ from firmware_bridge import protocol
 from firmware_bridge.chip import ChipModel
 from firmware_bridge.chip.model import firmware_files
 from firmware_bridge.firmware import logic
-from tests.chip_support import ChipHost
+from tests.support.chip_support import ChipHost
 
 GC_SCRIPT = b"""
 import gc, time, logic

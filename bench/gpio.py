@@ -49,7 +49,7 @@ longer than that), a right verdict (the lamps go out). Rules
 enough themes for all the presses. ``runtime.stats.late_presses`` must stay 0.
 
 Loads: ``--hog`` runs a busy loop in another process at nice 10 (as
-tests/fairness_rig.py does), ``--journal-delay-ms`` slows every journal
+tests/support/fairness_rig.py does), ``--journal-delay-ms`` slows every journal
 commit (an SD card's fsync), ``--fifo`` runs under SCHED_FIFO as a systemd
 unit with ``CPUSchedulingPolicy=fifo`` would (root or CAP_SYS_NICE).
 """
@@ -84,7 +84,7 @@ from buzzer.runtime.controller import Controller  # noqa: E402
 from buzzer.runtime.runtime import Runtime  # noqa: E402
 from hardware.mockpins import mock_factory  # noqa: E402
 from hardware.pinmap import PinMap, example_path, load_pinmap  # noqa: E402
-from tests.fairness_rig import SlowJournal, cpu_hog  # noqa: E402
+from tests.support.fairness_rig import SlowJournal, cpu_hog  # noqa: E402
 
 NS_PER_US = 1_000
 MS = 1_000_000

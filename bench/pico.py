@@ -51,7 +51,7 @@ from buzzer.journal.store import JournalStore  # noqa: E402
 from buzzer.runtime.controller import Controller  # noqa: E402
 from buzzer.runtime.runtime import Runtime  # noqa: E402
 from firmware_bridge.emulator import Emulator  # noqa: E402
-from tests.fairness_rig import SlowJournal, cpu_hog, header  # noqa: E402
+from tests.support.fairness_rig import SlowJournal, cpu_hog, header  # noqa: E402
 
 SEATS = 4
 MS = 1_000_000

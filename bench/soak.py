@@ -11,7 +11,7 @@ Three processes, so that none measures the others' work as its own:
 
 1. the server: a real ``svoyak run --headless`` on 127.0.0.1 (its journal on
    disk, as in a game);
-2. the attacker (``bench/soak.py --attack PORT``, tests/attack_rig.py): 8
+2. the attacker (``bench/soak.py --attack PORT``, tests/support/attack_rig.py): 8
    viewer sockets sending ``resync`` as fast as they can (connecting again
    whenever they are closed or refused), 1,000 half-open connections kept
    open (one the server drops is opened again), and 2 clients posting a
@@ -59,7 +59,7 @@ def attack(port: int, viewers: int, half_open: int, posters: int) -> int:
     """Attack until stdin closes; then print what the attacks got, as JSON."""
     import resource
 
-    from tests.attack_rig import Attacks
+    from tests.support.attack_rig import Attacks
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     want = half_open + 256
