@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pygame
 
@@ -31,6 +31,10 @@ from display.packages import PackageTexts
 from display.renderer import Renderer
 from display.scene import Facts, Memory, Scene, StartInfo
 from display.sounds import SoundConfig, Sounds, cues_for
+from rules.snapshot import LiveSnapshot
+
+if TYPE_CHECKING:
+    from buzzer.runtime.controller import Controller
 
 #: Drivers that have no windows: always full screen at the display's own mode.
 FULLSCREEN_DRIVERS = frozenset({"kmsdrm", "KMSDRM", "fbcon", "directfb"})
@@ -105,9 +109,9 @@ class BoardApp:
         self.clock = clock
         self._want_sounds = sounds
         self._lock = threading.Lock()
-        self._pending: list[tuple[list[Any], dict[str, Any]]] = []
+        self._pending: list[tuple[list[Any], LiveSnapshot]] = []
         self._memory = Memory()
-        self.snapshot: dict[str, Any] | None = None
+        self.snapshot: LiveSnapshot | None = None
         self.facts: Facts = Facts()
         self._snapshot_at = 0  # monotonic ns when the snapshot arrived
         self.question_text: str | None = None
@@ -126,12 +130,12 @@ class BoardApp:
 
     # -- the controller's side (any thread) ---------------------------------------------
 
-    def publish(self, decisions: Sequence[Any], snapshot: Mapping[str, Any]) -> None:
+    def publish(self, decisions: Sequence[Any], snapshot: LiveSnapshot) -> None:
         """A controller listener: what was decided, and the state after it."""
         with self._lock:
-            self._pending.append((list(decisions), dict(snapshot)))
+            self._pending.append((list(decisions), snapshot.copy()))
 
-    def attach(self, controller: Any) -> None:
+    def attach(self, controller: Controller) -> None:
         """Follow a :class:`buzzer.runtime.controller.Controller`: its clock, its snapshots."""
         self.clock = controller.now
         controller.subscribe(self.publish)
@@ -186,7 +190,8 @@ class BoardApp:
         """Game time: the controller's clock, or the last snapshot's ``now`` plus time since."""
         if self.clock is not None:
             return self.clock()
-        base = int((self.snapshot or {}).get("now") or 0)
+        snapshot = self.snapshot
+        base = int(snapshot.get("now") or 0) if snapshot is not None else 0
         return base + (time.monotonic_ns() - self._snapshot_at if self._snapshot_at else 0)
 
     def scene(self) -> Scene:

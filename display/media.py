@@ -26,9 +26,8 @@ from __future__ import annotations
 import contextlib
 import io
 import struct
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from buzzer.errors import SvoyakError
 from display import scene as screens
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
 
     from display.packages import OnBoard, PackageTexts
     from rules.packages import CatParams
+    from rules.snapshot import GameSnapshot
 
 #: The largest picture file read from a package (far below the readers' own
 #: limit, rules.packages.model.MAX_MEDIA_BYTES: a board picture is never that
@@ -257,7 +257,7 @@ PAUSE = "pause"
 STOP = "stop"
 
 
-def audio_wanted(snapshot: Mapping[str, Any] | None) -> str:
+def audio_wanted(snapshot: GameSnapshot | None) -> str:
     """Play, pause or stop the current question's sound, from the snapshot alone.
 
     It plays while the question is read and the buttons are open (SIGame's
@@ -313,7 +313,7 @@ class BoardMedia:
         self.texts = texts
         self.audio = audio
         self.volume = volume
-        self._key: tuple[Any, ...] | None = None
+        self._key: tuple[str | int, ...] | None = None
         self._images: tuple[pygame.Surface | None, ...] = ()
         self._decoded = False
         self._audio_state = STOP
@@ -322,7 +322,7 @@ class BoardMedia:
         #: Why media could not be shown or played, newest last (for the log and tests).
         self.errors: list[str] = []
 
-    def update(self, snapshot: Mapping[str, Any] | None) -> Shown:
+    def update(self, snapshot: GameSnapshot | None) -> Shown:
         """What to show for ``snapshot``; starts, pauses and stops the sound on the way."""
         found = self.texts.on_board(snapshot) if snapshot else None
         key = found.key if found is not None else None

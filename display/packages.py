@@ -10,7 +10,6 @@ decodes and plays what it finds).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from rules.packages import (
 from rules.packages.locate import load_named_package
 from rules.packages.own import read_media as read_own_media
 from rules.packages.siq import read_media as read_siq_media
+from rules.snapshot import GameSnapshot
 
 #: Stages of a main-round cell, from its selection to its end.
 _CELL_STAGES = frozenset({"question", "special", "bidding", "cat_give", "cat_price"})
@@ -92,7 +92,7 @@ class OnBoard:
     that the board decodes a question's pictures and starts its sound once.
     """
 
-    key: tuple[Any, ...]
+    key: tuple[str | int, ...]
     #: The question's screen text while it is asked; None when there is none.
     text: str | None = None
     #: Its media while it is asked.
@@ -114,7 +114,7 @@ class PackageTexts:
         final = self.package.final if self.package is not None else None
         return tuple(theme.name for theme in final.themes) if final is not None else ()
 
-    def host_view(self, snapshot: Mapping[str, Any]) -> dict[str, Any] | None:
+    def host_view(self, snapshot: GameSnapshot) -> dict[str, Any] | None:
         """What the host reads at the snapshot's moment: for the host's panel only.
 
         Never sent to a viewer's page (a player's phone may show one). A
@@ -143,7 +143,7 @@ class PackageTexts:
             return view
         return None
 
-    def question(self, snapshot: Mapping[str, Any]) -> str | None:
+    def question(self, snapshot: GameSnapshot) -> str | None:
         """The text the board shows for the question being played, if the package has one.
 
         Only the screen's text: what the host is to say aloud (``Question.say``)
@@ -153,7 +153,7 @@ class PackageTexts:
         found = self.on_board(snapshot)
         return found.text if found is not None else None
 
-    def on_board(self, snapshot: Mapping[str, Any] | None) -> OnBoard | None:
+    def on_board(self, snapshot: GameSnapshot | None) -> OnBoard | None:
         """What the package puts on the board at the snapshot's moment, or None.
 
         A main-round cell (from its selection to its end): its media and text
@@ -183,10 +183,10 @@ class PackageTexts:
             if theme is None:
                 return None
             number, question = theme
-            final = snapshot.get("final") or {}
+            final = snapshot.get("final")
             if stage == "final_judging":
                 return OnBoard(("final", number), question.text or None, question.media)
-            if final.get("judge_order"):
+            if final and final.get("judge_order"):
                 return None  # over without every verdict: no final was judged
             answer = question.right[0] if question.right else None
             return OnBoard(("final", number), answer=answer)
@@ -201,7 +201,7 @@ class PackageTexts:
             return read_siq_media(package.source.path, media, max_bytes=max_bytes)
         return read_own_media(package.source.path, media, max_bytes=max_bytes)
 
-    def _cell(self, snapshot: Mapping[str, Any]) -> tuple[tuple[Any, ...], Question] | None:
+    def _cell(self, snapshot: GameSnapshot) -> tuple[tuple[str | int, ...], Question] | None:
         """The main-round question at the snapshot's cell, with a key naming it."""
         assert self.package is not None
         cell = snapshot.get("cell")
@@ -218,12 +218,12 @@ class PackageTexts:
             return None
         return ("cell", round_no, theme, price), question
 
-    def _final_theme(self, snapshot: Mapping[str, Any]) -> tuple[int, Question] | None:
+    def _final_theme(self, snapshot: GameSnapshot) -> tuple[int, Question] | None:
         """The final theme left in play (by its number) and its question."""
         assert self.package is not None
         final_round = self.package.final
-        final = snapshot.get("final") or {}
-        left = list(final.get("themes_left") or ())
+        final = snapshot.get("final")
+        left = list(final.get("themes_left") or ()) if final else []
         if final_round is None or len(left) != 1:
             return None
         number = int(left[0])

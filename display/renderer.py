@@ -36,6 +36,7 @@ from display.layout import Layout, Podium
 from display.paint import Painter
 from display.scene import Scene, screen_kind
 from display.widgets import Row, Widget, WidgetPainter
+from rules.snapshot import GameSnapshot
 
 NS_PER_S = 1_000_000_000
 
@@ -96,7 +97,8 @@ class Renderer:
     def draw(self, scene: Scene, now: int | None = None) -> list[pygame.Rect]:
         """Bring the surface up to ``scene`` at game time ``now`` (ns); the changed rectangles."""
         if now is None:
-            now = int((scene.snapshot or {}).get("now") or 0)
+            snapshot = scene.snapshot
+            now = int(snapshot.get("now") or 0) if snapshot is not None else 0
         kind = screen_kind(scene)
         widgets = self._widgets(kind, scene, now)
         surface = self.surface
@@ -150,31 +152,31 @@ class Renderer:
             )
             out.append(Widget("grid", layout.main, key, self.widgets.grid))
         elif kind in (screens.QUESTION, screens.SPECIAL):
-            out.append(self._question(scene))
+            out.append(self._question(scene, snapshot))
             text, tone = view.question_status(snapshot, lang)
             out.append(Widget("status", layout.status, (text, tone), self.widgets.status))
         elif kind == screens.BIDDING:
-            out.extend(self._bidding(scene))
+            out.extend(self._bidding(scene, snapshot))
         elif kind == screens.CAT:
-            out.extend(self._cat(scene))
+            out.extend(self._cat(scene, snapshot))
         elif kind == screens.BONUS:
-            out.extend(self._bonus(scene))
+            out.extend(self._bonus(scene, snapshot))
         elif kind == screens.FINAL_REMOVE:
-            out.extend(self._final_remove(scene))
+            out.extend(self._final_remove(scene, snapshot))
         elif kind == screens.FINAL_STAKES:
-            out.append(self._question(scene, fallback=self._final_theme(scene)))
+            out.append(self._question(scene, snapshot, fallback=self._final_theme(scene, snapshot)))
         elif kind == screens.FINAL_JUDGING:
-            rows = self._judging_rows(scene)
+            rows = self._judging_rows(scene, snapshot)
             if scene.question_text or scene.pictures or scene.media_notes:
                 # The final's question is asked once every stake is in: it stays up,
                 # above the stakes being revealed, until the last verdict.
                 top, rest = layout.split(layout.main, 0.5)
-                out.append(self._question(scene, area=top))
+                out.append(self._question(scene, snapshot, area=top))
                 out.append(self._rows("rows", rest, rows))
             else:
                 out.append(self._rows("rows", layout.main, rows))
         elif kind == screens.OVER:
-            out.extend(self._over(scene))
+            out.extend(self._over(scene, snapshot))
         return out
 
     def _header_rect(self) -> pygame.Rect:
@@ -252,9 +254,12 @@ class Renderer:
         )
 
     def _question(
-        self, scene: Scene, fallback: str | None = None, area: pygame.Rect | None = None
+        self,
+        scene: Scene,
+        snapshot: GameSnapshot,
+        fallback: str | None = None,
+        area: pygame.Rect | None = None,
     ) -> Widget:
-        snapshot = scene.snapshot or {}
         text = scene.question_text or ""
         pictures = scene.pictures
         notes = tuple(view.media_lines(scene, self.lang))
@@ -272,13 +277,16 @@ class Renderer:
         key = (text, colour, pictures, notes, icon)
         return Widget("question", area or self.layout.body, key, self.widgets.question)
 
-    def _bidding(self, scene: Scene) -> list[Widget]:
-        snapshot = scene.snapshot or {}
+    def _bidding(self, scene: Scene, snapshot: GameSnapshot) -> list[Widget]:
         lang = self.lang
-        bidding = snapshot.get("bidding") or {}
+        bidding = snapshot.get("bidding")
         layout = self.layout
-        bid = bidding.get("bid")
-        leader = bidding.get("leader")
+        bid = bidding.get("bid") if bidding else None
+        leader = bidding.get("leader") if bidding else None
+        turn = bidding.get("turn") if bidding else None
+        passed = set(bidding.get("passed") or ()) if bidding else set()
+        by_button = bool(bidding.get("by_button")) if bidding else False  # TV-H-1995-01
+        order = (bidding.get("order") or ()) if bidding else ()
         price = view.cell_price(snapshot)
         if bid is None:
             headline = tr("no_bid", lang)
@@ -288,23 +296,18 @@ class Renderer:
 
         nominal = "" if price is None else tr("nominal", lang, price=number(price))
         rows: list[Row] = []
-        passed = set(bidding.get("passed") or ())
-        by_button = bool(bidding.get("by_button"))  # TV-H-1995-01
-        for seat in bidding.get("order") or ():
+        for seat in order:
             name = view.player_name(snapshot, seat, lang)
             if seat in passed:
                 rows.append(Row(name, tr("passed", lang), view.TONE_MUTED, struck=True))
             elif seat == leader and bid is not None:
-                rows.append(
-                    Row(name, number(int(bid)), view.TONE_GREEN, seat == bidding.get("turn"))
-                )
-            elif seat == bidding.get("turn"):
+                rows.append(Row(name, number(int(bid)), view.TONE_GREEN, seat == turn))
+            elif seat == turn:
                 word = "buys" if by_button else "turn"
                 rows.append(Row(name, tr(word, lang), view.TONE_GOLD, True))
             else:
                 rows.append(Row(name, "", view.TONE_PLAIN))
         top, rest = layout.split(layout.main, 0.28)
-        turn = bidding.get("turn")
         if turn:
             who = view.player_name(snapshot, turn, lang)
             status = tr("buyer_of" if by_button else "turn_of", lang, name=who)
@@ -315,30 +318,29 @@ class Renderer:
             self._rows("rows", rest, rows, status),
         ]
 
-    def _bonus(self, scene: Scene) -> list[Widget]:
+    def _bonus(self, scene: Scene, snapshot: GameSnapshot) -> list[Widget]:
         """TV-H-1995-03: who is offered the contest, then how far its player got."""
-        snapshot = scene.snapshot or {}
         lang = self.lang
         layout = self.layout
-        bonus = snapshot.get("bonus") or {}
-        player = bonus.get("player")
-        if player is None:
-            name = view.player_name(snapshot, bonus.get("offered"), lang)
-            headline, detail = tr("bonus_offer", lang, name=name), tr("bonus_rules", lang)
-        else:
+        bonus = snapshot.get("bonus")
+        player = bonus.get("player") if bonus else None
+        if bonus and player is not None:
             name = view.player_name(snapshot, player, lang)
             headline = tr("bonus_player", lang, name=name)
             detail = tr(
                 "bonus_progress", lang, right=bonus.get("right", 0), of=bonus.get("questions", 5)
             )
+        else:
+            offered = bonus.get("offered") if bonus else None
+            name = view.player_name(snapshot, offered, lang)
+            headline, detail = tr("bonus_offer", lang, name=name), tr("bonus_rules", lang)
         top, rest = layout.split(layout.main, 0.28)
         return [
             Widget("headline", top, (headline, detail), self.widgets.headline),
             self._rows("rows", rest, [], ""),
         ]
 
-    def _cat(self, scene: Scene) -> list[Widget]:
-        snapshot = scene.snapshot or {}
+    def _cat(self, scene: Scene, snapshot: GameSnapshot) -> list[Widget]:
         lang = self.lang
         layout = self.layout
         facts = scene.facts
@@ -366,19 +368,18 @@ class Renderer:
             Widget("catline", bottom, (line, detail), self.widgets.headline),
         ]
 
-    def _final_theme(self, scene: Scene) -> str:
+    def _final_theme(self, scene: Scene, snapshot: GameSnapshot) -> str:
         names = view.final_theme_names(scene, self.lang)
-        final = (scene.snapshot or {}).get("final") or {}
-        left = [int(t) for t in final.get("themes_left") or ()]
+        final = snapshot.get("final")
+        left = [int(t) for t in final.get("themes_left") or ()] if final else []
         if len(left) == 1 and 1 <= left[0] <= len(names):
             return names[left[0] - 1]
         return tr("final", self.lang)
 
-    def _final_remove(self, scene: Scene) -> list[Widget]:
-        snapshot = scene.snapshot or {}
+    def _final_remove(self, scene: Scene, snapshot: GameSnapshot) -> list[Widget]:
         lang = self.lang
-        final = snapshot.get("final") or {}
-        left = {int(t) for t in final.get("themes_left") or ()}
+        final = snapshot.get("final")
+        left = {int(t) for t in final.get("themes_left") or ()} if final else set()
         names = view.final_theme_names(scene, lang)
         rows = [
             Row(name, "", view.TONE_PLAIN if n in left else view.TONE_MUTED, struck=n not in left)
@@ -388,13 +389,12 @@ class Renderer:
         status = tr("removes", lang, name=view.player_name(snapshot, turn, lang)) if turn else ""
         return [self._rows("rows", self.layout.main, rows, status)]
 
-    def _judging_rows(self, scene: Scene) -> list[Row]:
-        snapshot = scene.snapshot or {}
+    def _judging_rows(self, scene: Scene, snapshot: GameSnapshot) -> list[Row]:
         lang = self.lang
-        final = snapshot.get("final") or {}
-        order = list(final.get("judge_order") or ())
+        final = snapshot.get("final")
+        order = list(final.get("judge_order") or ()) if final else []
         revealed = scene.facts.revealed
-        judged = [s for s in final.get("seats") or () if s not in order]
+        judged = [s for s in final.get("seats") or () if s not in order] if final else []
         rows = []
         for seat in [*judged, *order]:
             name = view.player_name(snapshot, seat, lang)
@@ -417,8 +417,7 @@ class Renderer:
                 )
         return rows
 
-    def _over(self, scene: Scene) -> list[Widget]:
-        snapshot = scene.snapshot or {}
+    def _over(self, scene: Scene, snapshot: GameSnapshot) -> list[Widget]:
         lang = self.lang
         layout = self.layout
         winner = snapshot.get("winner")
@@ -457,8 +456,9 @@ class Renderer:
 
     def _start(self, scene: Scene) -> list[Widget]:
         start = scene.start or screens.StartInfo()
-        snapshot = scene.snapshot or {}
-        players = tuple(str(p) for p in snapshot.get("players") or ())
+        snapshot = scene.snapshot
+        listed = snapshot.get("players") if snapshot is not None else None
+        players = tuple(str(p) for p in listed or ())
         title = start.title or ""
         key = (start.url or "", title, players)
         return [Widget("start", self.layout.screen, key, self.widgets.start)]

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from buzzer.arbiter.decisions import Decision
 from buzzer.arbiter.events import Input, Tick
 from buzzer.core import GameCore
 from buzzer.journal.codec import InputParser, parse_header
 from display.scene import Facts, Memory
+from rules.snapshot import LiveSnapshot
 
-Listener = Callable[[list[Decision], dict[str, Any]], None]
+Listener = Callable[[list[Decision], LiveSnapshot], None]
 
 
 class JournalPlayer:
@@ -90,11 +90,8 @@ class JournalPlayer:
         t = self.next_time()
         return self.advance(self.end if t is None else t)
 
-    def snapshot(self) -> dict[str, Any]:
-        snapshot = dict(self.core.snapshot())
-        snapshot["version"] = self.version
-        snapshot["now"] = self.now
-        return snapshot
+    def snapshot(self) -> LiveSnapshot:
+        return {**self.core.snapshot(), "version": self.version, "now": self.now}
 
     def facts(self) -> Facts:
         return self.memory.facts()

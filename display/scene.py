@@ -25,8 +25,7 @@ if TYPE_CHECKING:
     import pygame
 
     from rules.packages import CatParams
-
-Snapshot = Mapping[str, Any]
+    from rules.snapshot import LiveSnapshot
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,7 +129,7 @@ class Memory:
 class Scene:
     """Everything one frame shows."""
 
-    snapshot: Snapshot | None
+    snapshot: LiveSnapshot | None
     facts: Facts = field(default_factory=Facts)
     #: The question's text from the package (the snapshot has none).
     question_text: str | None = None

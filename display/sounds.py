@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pygame
 
+    from rules.snapshot import GameSnapshot
+
 PRESS = "press"
 FALSE_START = "false_start"
 TIME_UP = "time_up"
@@ -203,7 +205,7 @@ def _kind(decision: Any) -> str:
     return str(decision.TYPE)
 
 
-def _round_done(snapshot: Mapping[str, Any] | None) -> tuple[int, bool]:
+def _round_done(snapshot: GameSnapshot | None) -> tuple[int, bool]:
     if not snapshot or snapshot.get("shootout"):
         return (0, False)
     cells = len(snapshot.get("themes") or ()) * len(snapshot.get("prices") or ())
@@ -212,8 +214,8 @@ def _round_done(snapshot: Mapping[str, Any] | None) -> tuple[int, bool]:
 
 def cues_for(
     decisions: Iterable[Any],
-    before: Mapping[str, Any] | None,
-    after: Mapping[str, Any] | None,
+    before: GameSnapshot | None,
+    after: GameSnapshot | None,
 ) -> list[str]:
     """The cues one batch of decisions calls for, each at most once, in a fixed order.
 
@@ -223,7 +225,7 @@ def cues_for(
     """
     kinds = {_kind(d) for d in decisions}
     found: set[str] = set()
-    stage = (after or {}).get("stage")
+    stage = after.get("stage") if after is not None else None
     if "recognized" in kinds and stage == "question":
         found.add(PRESS)
     if "false_start" in kinds:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from display import i18n
 from display import scene as screens
 from display.i18n import tr
-from display.scene import Scene, Snapshot
+from display.scene import Scene
 from rules.packages.model import CatAnnounce
+from rules.snapshot import GameSnapshot
 
 # Lamp states.
 LAMP_OFF = "off"
@@ -59,11 +59,11 @@ class Countdown:
     remaining: int
 
 
-def seats(snapshot: Snapshot) -> list[int]:
+def seats(snapshot: GameSnapshot) -> list[int]:
     return list(range(1, len(snapshot.get("players") or ()) + 1))
 
 
-def player_name(snapshot: Snapshot, seat: int | None, lang: str) -> str:
+def player_name(snapshot: GameSnapshot, seat: int | None, lang: str) -> str:
     players = snapshot.get("players") or ()
     if seat is None:
         return ""
@@ -72,30 +72,30 @@ def player_name(snapshot: Snapshot, seat: int | None, lang: str) -> str:
     return tr("seat", lang, n=seat)
 
 
-def _int_keys(mapping: Mapping[str, Any] | None) -> dict[int, Any]:
+def _int_keys(mapping: Mapping[str, int] | None) -> dict[int, int]:
     return {int(k): v for k, v in (mapping or {}).items()}
 
 
-def theme_names(snapshot: Snapshot, lang: str) -> list[str]:
+def theme_names(snapshot: GameSnapshot, lang: str) -> list[str]:
     """The board's theme titles (the shootout's one theme is called the shootout)."""
     if snapshot.get("shootout"):
         return [tr("shootout", lang)] * len(snapshot.get("themes") or ())
     return [str(t) for t in snapshot.get("themes") or ()]
 
 
-def cell_theme(snapshot: Snapshot, lang: str) -> str:
+def cell_theme(snapshot: GameSnapshot, lang: str) -> str:
     cell = snapshot.get("cell")
     names = theme_names(snapshot, lang)
     theme = int(cell[0]) if cell else 0
     return names[theme - 1] if 1 <= theme <= len(names) else ""
 
 
-def cell_price(snapshot: Snapshot) -> int | None:
+def cell_price(snapshot: GameSnapshot) -> int | None:
     cell = snapshot.get("cell")
     return int(cell[1]) if cell else None
 
 
-def special_title(snapshot: Snapshot, lang: str) -> str:
+def special_title(snapshot: GameSnapshot, lang: str) -> str:
     kind = snapshot.get("special")
     if kind == "stake":
         rules = str(snapshot.get("rules") or "")
@@ -107,7 +107,7 @@ def special_title(snapshot: Snapshot, lang: str) -> str:
     return ""
 
 
-def round_title(snapshot: Snapshot, lang: str) -> str:
+def round_title(snapshot: GameSnapshot, lang: str) -> str:
     shootout = snapshot.get("shootout")
     if shootout:
         number = int(shootout.get("number") or 1)
@@ -129,12 +129,16 @@ def countdown(scene: Scene, now: int) -> Countdown | None:
     deadline: int | None = None
     kind = WINDOW
     if stage == "question":
-        if snapshot.get("closes_at") is not None:
-            deadline = int(snapshot["closes_at"])
-        elif snapshot.get("answering") is not None and snapshot.get("answer_deadline") is not None:
-            deadline, kind = int(snapshot["answer_deadline"]), ANSWER
-    elif stage == "special" and snapshot.get("special_deadline") is not None:
-        deadline, kind = int(snapshot["special_deadline"]), ANSWER
+        closes_at = snapshot.get("closes_at")
+        answer_deadline = snapshot.get("answer_deadline")
+        if closes_at is not None:
+            deadline = int(closes_at)
+        elif snapshot.get("answering") is not None and answer_deadline is not None:
+            deadline, kind = int(answer_deadline), ANSWER
+    elif stage == "special":
+        special_deadline = snapshot.get("special_deadline")
+        if special_deadline is not None:
+            deadline, kind = int(special_deadline), ANSWER
     elif stage in ("final_stakes", "final_judging") and scene.facts.final_until is not None:
         deadline, kind = scene.facts.final_until, FINAL
     if deadline is None or (kind == FINAL and deadline <= now):
@@ -142,7 +146,7 @@ def countdown(scene: Scene, now: int) -> Countdown | None:
     return Countdown(kind, deadline, deadline - now)
 
 
-def _locked(snapshot: Snapshot, now: int) -> dict[int, int]:
+def _locked(snapshot: GameSnapshot, now: int) -> dict[int, int]:
     if snapshot.get("stage") != "question":
         return {}
     return {s: int(u) for s, u in _int_keys(snapshot.get("locked_until")).items() if int(u) > now}
@@ -163,14 +167,14 @@ def blink_on(now: int) -> bool:
     return (now // BLINK_NS) % 2 == 0
 
 
-def margins(snapshot: Snapshot) -> dict[int, int]:
+def margins(snapshot: GameSnapshot) -> dict[int, int]:
     """Seat → µs behind the answering player's press, while someone is answering."""
     if snapshot.get("stage") != "question" or snapshot.get("phase") != "answering":
         return {}
     return {int(s): int(v) for s, v in (snapshot.get("margins_us") or {}).items()}
 
 
-def winning_margin(snapshot: Snapshot) -> int | None:
+def winning_margin(snapshot: GameSnapshot) -> int | None:
     """By how much the answering player won the button: the closest other press."""
     behind = margins(snapshot)
     return min(behind.values()) if behind else None
@@ -234,12 +238,13 @@ def podiums(scene: Scene, now: int, lang: str) -> list[PodiumView]:
         elif stage == "board" and chooser == seat and not shootout:
             active, status, tone = True, tr("chooses", lang), TONE_GOLD
         elif stage == "bidding" and bidding:
+            bid = bidding.get("bid")
             if seat in (bidding.get("passed") or ()):
                 dim, status, tone = True, tr("passed", lang), TONE_MUTED
             elif bidding.get("turn") == seat:
                 active, status, tone = True, tr("turn", lang), TONE_GOLD
-            elif bidding.get("leader") == seat and bidding.get("bid") is not None:
-                status = f"{tr('leads', lang)} · {i18n.number(int(bidding['bid']))}"
+            elif bidding.get("leader") == seat and bid is not None:
+                status = f"{tr('leads', lang)} · {i18n.number(int(bid))}"
                 tone = TONE_GREEN
         elif (stage == "cat_give" and chooser == seat) or (
             stage == "cat_price" and facts.cat_to == seat
@@ -277,7 +282,7 @@ def podiums(scene: Scene, now: int, lang: str) -> list[PodiumView]:
     return out
 
 
-def question_status(snapshot: Snapshot, lang: str) -> tuple[str, str]:
+def question_status(snapshot: GameSnapshot, lang: str) -> tuple[str, str]:
     """The line under the question: reading, buzz in, who answers (and by how much)."""
     stage = snapshot.get("stage")
     if stage == "special":
@@ -338,8 +343,8 @@ def header(scene: Scene, kind: str, lang: str) -> tuple[str, str]:
         left = tr("final", lang)
         if kind == screens.FINAL_JUDGING:
             # The question is up: its theme, when the package names it, heads it.
-            final = snapshot.get("final") or {}
-            left_themes = [int(t) for t in final.get("themes_left") or ()]
+            final = snapshot.get("final")
+            left_themes = [int(t) for t in final.get("themes_left") or ()] if final else []
             names = scene.final_theme_names
             chosen = left_themes[0] if len(left_themes) == 1 else 0
             if 1 <= chosen <= len(names) and names[chosen - 1]:
@@ -360,9 +365,9 @@ def media_lines(scene: Scene, lang: str) -> list[str]:
 def cat_theme(scene: Scene) -> str:
     """The cat's theme from the package, once it may be known: after the hand-over,
     or before it when the package announces it first (SIGame ``secretPublicPrice``)."""
-    snapshot = scene.snapshot or {}
+    snapshot = scene.snapshot
     cat = scene.cat
-    if cat is None or not cat.theme or snapshot.get("special") != "cat":
+    if snapshot is None or cat is None or not cat.theme or snapshot.get("special") != "cat":
         return ""
     if snapshot.get("stage") == "cat_give" and cat.announce is not CatAnnounce.BEFORE:
         return ""
@@ -372,7 +377,7 @@ def cat_theme(scene: Scene) -> str:
 def cat_value(scene: Scene, lang: str) -> str:
     """The cat's value once it is handed over: the choice the engine offers, else the
     package's value (which an engine may override: TV-S-CAT-2 since Aug 2007)."""
-    snapshot = scene.snapshot or {}
+    snapshot = scene.snapshot
     choosing = tr("cat_price", lang)
     options = scene.facts.cat_options
     if len(options) == 2:
@@ -387,7 +392,8 @@ def cat_value(scene: Scene, lang: str) -> str:
     if price.fixed_value is not None:
         return tr("cat_value", lang, value=i18n.number(price.fixed_value))
     if price.round_extremes:
-        prices = tuple(int(p) for p in snapshot.get("prices") or ())
+        listed = snapshot.get("prices") if snapshot is not None else None
+        prices = tuple(int(p) for p in listed or ())
         ends = price.options(prices)
         if len(ends) == 2:
             a, b = (i18n.number(v) for v in ends)
@@ -404,10 +410,10 @@ def cat_value(scene: Scene, lang: str) -> str:
 
 def final_answer(scene: Scene, lang: str) -> str:
     """The final's right answer, shown once every verdict is in (the game is over)."""
-    snapshot = scene.snapshot or {}
-    if not scene.answer_text or snapshot.get("stage") != "over":
+    snapshot = scene.snapshot
+    if snapshot is None or not scene.answer_text or snapshot.get("stage") != "over":
         return ""
-    final = snapshot.get("final") or {}
+    final = snapshot.get("final")
     if not final or final.get("judge_order"):
         return ""
     return tr("final_answer", lang, answer=scene.answer_text)
@@ -415,9 +421,9 @@ def final_answer(scene: Scene, lang: str) -> str:
 
 def final_theme_names(scene: Scene, lang: str) -> list[str]:
     """Every theme the final offered, by number (names from the package when given)."""
-    snapshot = scene.snapshot or {}
-    final = snapshot.get("final") or {}
-    left = [int(t) for t in final.get("themes_left") or ()]
+    snapshot = scene.snapshot
+    final = snapshot.get("final") if snapshot is not None else None
+    left = [int(t) for t in final.get("themes_left") or ()] if final else []
     total = max([scene.facts.final_total, len(scene.final_theme_names), *left, 0])
     names = list(scene.final_theme_names)
     return [
@@ -426,7 +432,7 @@ def final_theme_names(scene: Scene, lang: str) -> list[str]:
     ]
 
 
-def ranking(snapshot: Snapshot, lang: str) -> list[tuple[str, str, bool]]:
+def ranking(snapshot: GameSnapshot, lang: str) -> list[tuple[str, str, bool]]:
     """(name, score, negative) from the highest score down (the winner first)."""
     scores = _int_keys(snapshot.get("scores"))
     winner = snapshot.get("winner")

@@ -39,7 +39,7 @@ from buzzer import __version__
 from buzzer.panel import messages
 from buzzer.panel.auth import COOKIE, PinGuard
 from buzzer.panel.gate import CommandGate, SeatError
-from buzzer.panel.hub import POLICY_VIOLATION, PanelHub, SocketPolicy
+from buzzer.panel.hub import POLICY_VIOLATION, PanelHub, SocketPolicy, StateReply
 from buzzer.panel.limits import DEFAULT_LIMIT, ROUTE_LIMITS, BodyLimit
 from buzzer.panel.models import (
     CommandLog,
@@ -286,7 +286,7 @@ def create_app(
     # -- public reads --------------------------------------------------------
 
     @app.get("/api/state", response_model=StateBody, tags=["viewer"])
-    async def state() -> dict[str, Any]:
+    async def state() -> StateReply:
         """The game's snapshot and the panel-level state (no PIN needed)."""
         return {"snapshot": controller.snapshot(), "panel": hub.panel_state(host=False)}
 
@@ -400,7 +400,7 @@ def create_app(
         dependencies=HOST,
         responses=REFUSALS,
     )
-    async def dismiss(body: DismissRequest) -> dict[str, Any]:
+    async def dismiss(body: DismissRequest) -> StateReply:
         """Take down one alert (by id) or all of them (id null)."""
         hub.dismiss(body.id)
         return {"snapshot": controller.snapshot(), "panel": hub.panel_state(host=False)}
@@ -442,7 +442,7 @@ def create_app(
             dependencies=HOST,
             responses=REFUSALS,
         )
-        async def simulate_stuck(body: StuckRequest) -> dict[str, Any]:
+        async def simulate_stuck(body: StuckRequest) -> StateReply:
             """Demo and tests only: raise (or clear) a stuck-button alert."""
             if body.stuck:
                 panel.stuck_button(body.seat)

@@ -32,7 +32,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NotRequired, Protocol, TypedDict
 
 from buzzer.arbiter.decisions import Decision, FalseStart, Ignored, Note
 from buzzer.arbiter.events import (
@@ -109,6 +109,24 @@ class PanelExtras(HostOptions):
     final_timer_until: int | None
 
 
+class PanelState(TypedDict):
+    """The panel-level state beside a snapshot (:meth:`PanelHub.panel_state`): the
+    host's also holds the command log and what the host reads now."""
+
+    paused: bool
+    alerts: list[dict[str, Any]]
+    extras: PanelExtras
+    commands: NotRequired[list[dict[str, Any]]]
+    question: NotRequired[dict[str, Any] | None]
+
+
+class StateReply(TypedDict):
+    """A snapshot and the panel-level state: the body of ``/api/state`` (models.StateBody)."""
+
+    snapshot: LiveSnapshot
+    panel: PanelState
+
+
 class PanelHub:
     """Fans the controller's updates out to the panels; keeps the panel-level state."""
 
@@ -139,7 +157,7 @@ class PanelHub:
         self._final_timer_until: int | None = None
         self._log_records: dict[int, tuple[object, dict[str, Any]]] = {}
         self._log_lock = threading.Lock()
-        self._last_visible: dict[str, Any] = {}
+        self._last_visible: dict[str, object] = {}
         #: the core's undone lines when the last full update went out (an undo that
         #: changed nothing visible still changes the host's command log)
         self._last_undone: frozenset[int] = frozenset()
@@ -229,8 +247,8 @@ class PanelHub:
                 del cache[ref]
         return out
 
-    def panel_state(self, host: bool, snapshot: LiveSnapshot | None = None) -> dict[str, Any]:
-        state: dict[str, Any] = {
+    def panel_state(self, host: bool, snapshot: LiveSnapshot | None = None) -> PanelState:
+        state: PanelState = {
             "paused": self.paused,
             "alerts": self._live_alerts(),
             "extras": self.extras(),
