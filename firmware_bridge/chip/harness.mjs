@@ -55,21 +55,56 @@ const PACE_HORIZON_NS = 50_000_000;
 // of it, and naps this long (~0.1 ms on Linux, overhead included) when not.
 const DILATE_MIN_STEP_NS = 2_000;
 const DILATE_NAP_MS = 0.02;
-// A state machine's SHIFTCTRL (SM0's; each next one SM_STRIDE on) and its FJOIN_TX bit.
+// A state machine's SHIFTCTRL (SM0's; each next one SM_STRIDE on) and its FIFO join bits.
 const SM0_SHIFTCTRL = 0x0d0;
 const SM_STRIDE = 0x18;
 const SHIFTCTRL_FJOIN_TX = 1 << 30;
+const SHIFTCTRL_FJOIN_RX = 1 << 31;
+const FIFO_DEPTH = 4;
+const PIO_FDEBUG = 0x008;
 
 /**
- * rp2040js gives every state machine two 4-word FIFOs whatever SHIFTCTRL says;
- * the RP2040 joins them into one 8-word TX FIFO when FJOIN_TX is set (the pulse
- * generator queues a RUN's 8 steps in it). Modelled here for TX; FJOIN_RX (the
- * button firmware's capture) is left at rp2040js's 4 words for now.
+ * The FIFO joins, as the RP2040 datasheet (3.7, SMx_SHIFTCTRL) says and
+ * rp2040js does not do (it gives every state machine two 4-word FIFOs
+ * whatever SHIFTCTRL says):
+ *   FJOIN_TX: "TX FIFO steals the RX FIFO's storage, and becomes twice as
+ *     deep. RX FIFO is disabled as a result (always reads as both full and
+ *     empty). FIFOs are flushed when this bit is changed."
+ *   FJOIN_RX: the same, the other way round.
+ * A disabled FIFO is rp2040js's FIFO of size 0: `full` and `empty` are both
+ * true and a push drops the word, which is what "reads as both full and
+ * empty" means to every reader of FSTAT, FLEVEL and the FIFO's port. Both
+ * bits set is not defined by the datasheet; it is taken as neither FIFO
+ * doubled and both disabled, the most hostile reading.
+ * Called after every SHIFTCTRL write; a write that changes neither bit
+ * leaves the FIFOs and their words alone.
  */
-function joinTxFifo(sm) {
+export function applyFifoJoin(sm) {
   if (!sm) return;
-  const want = sm.shiftCtrl & SHIFTCTRL_FJOIN_TX ? 8 : 4;
-  if (sm.txFIFO.size !== want) sm.txFIFO = new sm.txFIFO.constructor(want);
+  const joins = (sm.shiftCtrl >>> 30) & 0b11;
+  if (sm.appliedJoins === joins || (sm.appliedJoins === undefined && joins === 0)) return;
+  sm.appliedJoins = joins;
+  const FifoClass = sm.txFIFO.constructor;
+  const tx = joins === 0 ? FIFO_DEPTH : joins === 1 ? 2 * FIFO_DEPTH : 0;
+  const rx = joins === 0 ? FIFO_DEPTH : joins === 2 ? 2 * FIFO_DEPTH : 0;
+  sm.txFIFO = new FifoClass(tx); // new and empty: flushed
+  sm.rxFIFO = new FifoClass(rx);
+  // A flushed FIFO ends any stall on it (rp2040js's sticky copies of FDEBUG's stall bits).
+  sm.pio.rxStall &= ~(1 << sm.index);
+  sm.pio.txStall &= ~(1 << (24 + sm.index));
+}
+
+/**
+ * FDEBUG's bits are sticky and cleared by writing 1 (RP2040 datasheet 3.7,
+ * FDEBUG: "Write 1 to clear"). rp2040js re-sets RXSTALL and TXSTALL on every
+ * FDEBUG write from its own stall memory until the FIFO is next read or
+ * written, so a firmware that clears the bit sees it again. Here a written 1
+ * clears the bit, as on the chip; a later stall sets it again.
+ */
+export function writeFdebug(pio, value) {
+  pio.fdebug = (pio.fdebug & ~value) >>> 0;
+  pio.rxStall &= ~value;
+  pio.txStall &= ~value;
 }
 
 function parseArgs(argv) {
@@ -149,10 +184,14 @@ class Chip {
       pio.run = () => {};
       const write = pio.writeUint32.bind(pio);
       pio.writeUint32 = (offset, value) => {
+        if (offset === PIO_FDEBUG) {
+          writeFdebug(pio, pio.rawWriteValue);
+          return;
+        }
         write(offset, value);
         if (offset === 0) this.refreshPio(); // CTRL: a state machine started or stopped
         else if (offset >= SM0_SHIFTCTRL && (offset - SM0_SHIFTCTRL) % SM_STRIDE === 0) {
-          joinTxFifo(pio.machines[(offset - SM0_SHIFTCTRL) / SM_STRIDE]);
+          applyFifoJoin(pio.machines[(offset - SM0_SHIFTCTRL) / SM_STRIDE]);
         }
       };
     }

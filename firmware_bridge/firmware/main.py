@@ -303,9 +303,17 @@ def start_capture(first_pin, count):
     instructions after the start (:func:`start_and_read_tick`).
     """
     sm = rp2.StateMachine(0, capture, freq=CAPTURE_CYCLES * 1_000_000, in_base=Pin(first_pin))
-    sm.put((1 << count) - 1)
-    sm.exec("pull()")
-    sm.exec("mov(x, osr)")
+    # X = ``count`` ones, built inside the machine by executed instructions.
+    # Never ``sm.put``: ``capture`` joins the FIFOs for RX, which disables the
+    # TX FIFO ("always reads as both full and empty", RP2040 datasheet 3.7,
+    # SMx_SHIFTCTRL.FJOIN_RX), and MicroPython's put() waits while it is full:
+    # it would never return. ``in`` shifts the source's ``count`` low bits
+    # into the ISR (3.4.4); MOV to the ISR empties it and its counter (3.4.8).
+    sm.exec("mov(isr, null)")
+    sm.exec("mov(x, invert(null))")
+    sm.exec("in_(x, %d)" % count)
+    sm.exec("mov(x, isr)")
+    sm.exec("mov(isr, null)")
     sm.exec("set(y, 0)")
     return sm, start_and_read_tick()
 
