@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 from buzzer.arbiter.events import Press, Release
 from firmware_bridge.firmware import logic, settings
+from firmware_bridge.shipped import shipped_identity
 
 Clock = Callable[[], int]
 
@@ -80,8 +81,17 @@ class Emulator:
         heartbeat_slack_us: int = 250,
         directory: str | None = None,
         clock: Clock = time.monotonic_ns,
+        firmware_id: bytes | None = None,
+        held_at_boot: int = 0,
+        unsupported_chip: bool = False,
     ) -> None:
         self.buttons = buttons
+        #: What the HELLO says of the device: the identity of the firmware it runs
+        #: (this release's unless told otherwise: the emulator runs its logic.py),
+        #: the buttons held at power-up, and a chip the firmware refuses.
+        self.firmware_id = shipped_identity() if firmware_id is None else firmware_id
+        self.held_at_boot = held_at_boot
+        self.unsupported_chip = unsupported_chip
         self.lamps = lamps
         self.offset_us = offset_us
         self.drift = drift_ppm * 1e-6
@@ -148,6 +158,9 @@ class Emulator:
             on_pulse=self._on_pulse,
             diff=diff,
             add=self._add,
+            firmware_id=self.firmware_id,
+            held_at_boot=self.held_at_boot,
+            hello_flags=logic.HELLO_UNSUPPORTED_CHIP if self.unsupported_chip else 0,
         )
         self.device.hello(self.ticks())
 

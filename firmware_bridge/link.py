@@ -104,6 +104,7 @@ from firmware_bridge.protocol import (
 )
 from firmware_bridge.protocol import Press as PressMsg
 from firmware_bridge.protocol import Release as ReleaseMsg
+from firmware_bridge.shipped import held_at_boot_detail
 
 log = logging.getLogger("firmware_bridge.link")
 
@@ -208,7 +209,10 @@ class LinkTrouble:
     - ``"unseated"``: ``button`` (1-based) has no seat in this game (of
       ``seats``); its presses are ignored;
     - ``"buttons"``: the device has ``count`` buttons, fewer than the game's
-      ``seats``: the seats beyond them cannot press.
+      ``seats``: the seats beyond them cannot press;
+    - ``"held"``: ``count`` buttons were held at the device's power-up (its
+      HELLO's ``held_at_boot``; ``button`` the first): a stuck button or a
+      shorted cable.
 
     ``detail`` says it in one English line (at most 200 characters: it is
     journaled as the source fault's detail, and the host's panel words it from
@@ -328,6 +332,7 @@ class BridgeLink:
         self._overflows_seen = 0
         #: The boot a "too few buttons" trouble was reported for.
         self._short_reported: int | None = None
+        self._held_reported: int | None = None
         # Troubles: losses summed per kind until they may be reported again (host
         # ns), and troubles ready to hand on (lock held to touch either).
         self._trouble_counts: dict[str, int] = {}
@@ -664,8 +669,10 @@ class BridgeLink:
             self._ack_due = True
             lamps = list(self._lamps.items())
             short = self._short_of_buttons(hello)
-        if short is not None:
-            self._trouble(short)
+            held = self._held_at_boot(hello)
+        for trouble in (short, held):
+            if trouble is not None:
+                self._trouble(trouble)
         log.info(
             "bridge handshake: firmware %s, %d buttons, boot %08x%s",
             ".".join(map(str, hello.firmware)),
@@ -985,6 +992,18 @@ class BridgeLink:
         # else to the log.
         (log.info if self.on_trouble is not None else log.warning)("bridge: %s", detail)
         return LinkTrouble("buttons", hello.buttons, detail, seats=len(seats))
+
+    def _held_at_boot(self, hello: Hello) -> LinkTrouble | None:
+        """A trouble if the device found buttons held at power-up (once per boot;
+        lock held): pressed before the device could see the edge, so the
+        capture reports them at its first sample, and a cable may be shorted."""
+        detail = held_at_boot_detail(hello)
+        if detail is None or self._held_reported == hello.boot_id:
+            return None
+        self._held_reported = hello.boot_id
+        buttons = [i + 1 for i in range(8) if hello.held_at_boot >> i & 1]
+        log.warning("bridge: %s", detail)
+        return LinkTrouble("held", len(buttons), detail[:200], button=buttons[0])
 
     def _count_trouble(self, kind: str, count: int) -> None:
         """A loss to report: summed with others of its kind (lock held)."""

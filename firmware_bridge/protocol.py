@@ -41,7 +41,7 @@ from buzzer.errors import SvoyakError
 #: older firmware from line noise. 2: the HEARTBEAT's counters are u32 and it
 #: carries the capture ring's overflows. 3: the PONG carries the tick it was
 #: sent at, besides the tick the ping was read at.
-PROTOCOL_VERSION: Final = 3
+PROTOCOL_VERSION: Final = 4
 
 #: The delimiter between frames (the only zero byte COBS leaves on the wire).
 DELIMITER: Final = b"\x00"
@@ -157,6 +157,10 @@ class AckStatus(enum.IntEnum):
     BUSY = 2
 
 
+#: ``Hello.flags`` bit: the firmware runs on a chip it has no register map for
+#: (a Pico 2's RP2350) and captures nothing.
+HELLO_UNSUPPORTED_CHIP: Final = 0x01
+
 #: ``Event.flags`` bit: this event was sent before and is being resent.
 FLAG_RESENT: Final = 0x01
 #: ``Event.flags`` bit: the edge was synthesised by the firmware's level check after
@@ -178,7 +182,7 @@ class Hello:
     """
 
     TYPE: ClassVar[MsgType] = MsgType.HELLO
-    FORMAT: ClassVar[struct.Struct] = struct.Struct("<BBBBBBBB8sIIII")
+    FORMAT: ClassVar[struct.Struct] = struct.Struct("<BBBBBBBB8sIIII8sB")
 
     protocol: int
     firmware: tuple[int, int, int]
@@ -191,6 +195,17 @@ class Hello:
     next_event: int
     oldest_unacked: int
     flags: int = 0
+    #: The first 8 bytes of SHA-256 over the files the device runs (main.py,
+    #: then logic.mpy): which firmware this is, not only its version number.
+    firmware_id: bytes = bytes(8)
+    #: Buttons found held at power-up (bit i: button i): a stuck button or
+    #: cable, which the host reports as a fault.
+    held_at_boot: int = 0
+
+    @property
+    def unsupported_chip(self) -> bool:
+        """The firmware found itself on a chip it has no register map for (an RP2350)."""
+        return bool(self.flags & HELLO_UNSUPPORTED_CHIP)
 
     def pack(self) -> bytes:
         major, minor, patch = self.firmware
@@ -208,17 +223,30 @@ class Hello:
             self.ticks,
             self.next_event,
             self.oldest_unacked,
+            self.firmware_id,
+            self.held_at_boot,
         )
 
     @classmethod
     def unpack(cls, payload: bytes) -> Hello:
-        (proto, major, minor, patch, buttons, lamps, bits, flags, board, boot, ticks, nxt, old) = (
-            cls.FORMAT.unpack(payload)
-        )
+        (proto, major, minor, patch, buttons, lamps, bits, flags, board, boot, ticks, nxt, old,
+         firmware_id, held) = cls.FORMAT.unpack(payload)  # fmt: skip
         if not 1 <= bits <= 32:
             raise ValueError("tick_bits out of range")
         return cls(
-            proto, (major, minor, patch), buttons, lamps, bits, board, boot, ticks, nxt, old, flags
+            proto,
+            (major, minor, patch),
+            buttons,
+            lamps,
+            bits,
+            board,
+            boot,
+            ticks,
+            nxt,
+            old,
+            flags,
+            firmware_id,
+            held,
         )
 
 
@@ -659,6 +687,7 @@ __all__ = [
     "FLAG_RECONCILED",
     "FLAG_RESENT",
     "FLAG_TEST",
+    "HELLO_UNSUPPORTED_CHIP",
     "MAX_ENCODED_FRAME",
     "MAX_RAW_FRAME",
     "MESSAGES",

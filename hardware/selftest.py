@@ -655,6 +655,7 @@ def pico_generator_rig(pinmap: PinMap, generator_port: str, pico_port: str) -> R
     from firmware_bridge.firmware import logic
     from firmware_bridge.generator import GeneratorError, PulseGenerator
     from firmware_bridge.link import BridgeLink, LinkConfig
+    from firmware_bridge.shipped import hello_refusal
 
     seats = [str(s) for s in pinmap.seats]
     try:
@@ -665,7 +666,14 @@ def pico_generator_rig(pinmap: PinMap, generator_port: str, pico_port: str) -> R
     sink = RigSink()
     config = LinkConfig(pico_port, seats=tuple(int(k) for k in wired))
     link = BridgeLink(config, sink=sink).start()
-    if not link.wait_connected(PICO_CONNECT_TIMEOUT_S):
+    connected = link.wait_connected(PICO_CONNECT_TIMEOUT_S)
+    refusal = None if link.device is None else hello_refusal(link.device)
+    if refusal is not None:
+        # Another firmware would prove nothing of the one the game runs.
+        link.stop()
+        generator.close()
+        raise SelftestUnavailable(f"the Pico under test on {pico_port}: {refusal}")
+    if not connected:
         link.stop()
         generator.close()
         raise SelftestUnavailable(

@@ -143,6 +143,33 @@ class PicoUnavailable(SvoyakError):
         super().__init__(f"{ru}\n{en}")
 
 
+def firmware_refusal(url: str, hello: Any) -> PicoUnavailable | None:
+    """The Pico answered but must not decide a game: a Pico 2 (RP2350), or a
+    firmware other than the one this release ships (its HELLO's identity)."""
+    from firmware_bridge.shipped import hello_refusal
+
+    why = hello_refusal(hello)
+    if why is None:
+        return None
+    if hello.unsupported_chip:
+        return PicoUnavailable(
+            url,
+            "это Pico 2 (RP2350): прошивка svoyak работает только на Raspberry Pi Pico "
+            "(RP2040)",
+            why,
+            "Подключите Raspberry Pi Pico (RP2040)",
+            "Connect a Raspberry Pi Pico (RP2040)",
+        )
+    return PicoUnavailable(
+        url,
+        "на Pico другая прошивка, не та, что в этой версии svoyak "
+        f"(её отпечаток {hello.firmware_id.hex()})",
+        why,
+        "Выполните `svoyak pico install`",
+        "Run `svoyak pico install`",
+    )
+
+
 def too_few_buttons(url: str, buttons: int, players: int) -> PicoUnavailable:
     """The Pico answered but has fewer buttons than the game has players: the
     players beyond them could never press, so the game must not start."""
@@ -239,11 +266,9 @@ def _reason(errors: _OpenErrors, timeout_s: float, link: Any = None) -> tuple[st
         # release of the firmware. Said as such, not as "no Pico".
         return (
             "Pico отвечает, но его прошивка другой версии протокола (нужна "
-            f"{PROTOCOL_VERSION}): залейте logic.py и main.py этой версии svoyak "
-            "(mpremote cp firmware_bridge/firmware/logic.py firmware_bridge/firmware/main.py :)",
+            f"{PROTOCOL_VERSION}): поставьте прошивку этой версии svoyak (svoyak pico install)",
             "the Pico answers, but its firmware speaks another protocol version (this host "
-            f"needs {PROTOCOL_VERSION}): copy this svoyak's logic.py and main.py to it "
-            "(mpremote cp firmware_bridge/firmware/logic.py firmware_bridge/firmware/main.py :)",
+            f"needs {PROTOCOL_VERSION}): put this svoyak's firmware on it (svoyak pico install)",
         )
     return (
         f"порт открылся, но Pico не ответил за {timeout_s:g} с (та ли прошивка, тот ли порт?)",
@@ -305,7 +330,15 @@ def attach_bridge(
     source = LinkSource(runtime, "pico", link)
     holder.append(source)
     link.start()
-    if not link.wait_connected(connect_timeout_s):
+    connected = link.wait_connected(connect_timeout_s)
+    if required and link.device is not None:
+        # A Pico that said HELLO but must not play: a Pico 2, or another
+        # firmware than this release's (firmware_bridge/shipped.py).
+        refusal = firmware_refusal(url, link.device)
+        if refusal is not None:
+            link.stop()
+            raise refusal
+    if not connected:
         if required:
             link.stop()
             raise PicoUnavailable(url, *_reason(errors, connect_timeout_s, link))

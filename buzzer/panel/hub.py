@@ -600,7 +600,7 @@ class PanelHub:
 
 
 #: Source alerts that report a loss or a misfit, not a state: a "back" keeps them.
-LASTING_SOURCE_REASONS = frozenset({"lost", "overflow", "unseated", "buttons"})
+LASTING_SOURCE_REASONS = frozenset({"lost", "overflow", "unseated", "buttons", "held"})
 #: Losses whose counts add up in one standing alert.
 SUMMED_SOURCE_REASONS = frozenset({"lost", "overflow"})
 
@@ -611,7 +611,9 @@ def _source_fault_reason(detail: object) -> dict[str, Any]:
     from the Pico link's troubles (``firmware_bridge.link.LinkTrouble``): "lost" (``count``
     presses and releases the device dropped before they arrived), "overflow" (``count``
     edges its capture ring lost), "unseated" (``button`` has no seat of the game's
-    ``seats``), "buttons" (the device has ``count`` buttons for ``seats`` seats)."""
+    ``seats``), "buttons" (the device has ``count`` buttons for ``seats`` seats), "held"
+    (``button``: the buttons, e.g. "1, 3", were held at the Pico's power-up: a stuck
+    button or cable)."""
     text = str(detail or "")
     if text.startswith("no watermark"):
         return {"why": "offline"}
@@ -630,4 +632,7 @@ def _source_fault_reason(detail: object) -> dict[str, Any]:
     found = re.match(r"the device has (\d+) buttons, the game (\d+) seats", text)
     if found:
         return {"why": "buttons", "count": int(found.group(1)), "seats": int(found.group(2))}
+    found = re.match(r"button\(s\) ([\d, ]+) held at the Pico's power-up", text)
+    if found:
+        return {"why": "held", "button": found.group(1)}
     return {}

@@ -15,7 +15,7 @@
 //   {"op":"edges","id":n,"edges":             {"ev":"cdc","data":<b64>}  bytes the firmware wrote
 //      [[pin,level,after_ns],..]}             {"ev":"edge","pin":p,"level":l,"ns":t,"wall_ns":w}
 //   {"op":"now","id":n}                       {"ev":"reply","id":n,"ns":t,...}
-//   {"op":"usb","connected":bool}  {"op":"usb_stall","stalled":bool}             {"ev":"time","ns":t,"wall_ns":w,"cycle_ns":c}
+//   {"op":"usb","connected":bool}  {"op":"usb_stall","stalled":bool}  {"op":"bootsel","held":bool}             {"ev":"time","ns":t,"wall_ns":w,"cycle_ns":c}
 //   {"op":"quit"}                             {"ev":"reset","reason":..,"ns":t}  (watchdog, ...)
 //                                             {"ev":"pin","pin":p,"state":s,"ns":t}  a --watch pin changed
 //                                             {"ev":"dilate","ns":t,"wall_ns":w,"factor":k}  the line's origin
@@ -62,6 +62,9 @@ const SHIFTCTRL_FJOIN_TX = 1 << 30;
 const SHIFTCTRL_FJOIN_RX = 1 << 31;
 const FIFO_DEPTH = 4;
 const PIO_FDEBUG = 0x008;
+const QSPI_SS = 1; // rp2040js's qspi pins: SCLK, SS, SD0..SD3
+const PAD_BANK0_RESET = 0x56;
+const PAD_QSPI_SS_RESET = 0x5a;
 
 /**
  * The FIFO joins, as the RP2040 datasheet (3.7, SMx_SHIFTCTRL) says and
@@ -122,6 +125,8 @@ function parseArgs(argv) {
     else if (a === '--idle-high') args.idleHigh = next().split(',').filter(Boolean).map(Number);
     else if (a === '--watch') args.watch = next().split(',').filter(Boolean).map(Number);
     else if (a === '--log') args.logLevel = next();
+    else if (a === '--bootsel-held') args.bootselHeld = true;
+    else if (a === '--chip-id') args.chipId = Number(next());
     else throw new Error(`unknown argument ${a}`);
   }
   if (!args.firmware || !args.bootrom) throw new Error('--firmware and --bootrom are required');
@@ -207,7 +212,24 @@ class Chip {
       // REASON: TIMER (1) the watchdog ran out; FORCE (2) machine.reset() and the like.
       this.resetPending = watchdog.reason === 2 ? 'reset' : 'watchdog';
     };
+    // The pads' reset values (RP2040 datasheet 2.19.6.3, PADS_BANK0 GPIOn:
+    // 0x56, and 2.19.6.4, PADS_QSPI GPIO_QSPI_SS: 0x5a): input enabled (IE,
+    // bit 6) from reset. rp2040js starts every pad at 0x36, input disabled, so
+    // a pad no firmware configures (QSPI_SS, which rp2.bootsel_button() reads)
+    // would read low for ever.
+    for (const pin of mcu.gpio) pin.padValue = PAD_BANK0_RESET;
+    mcu.qspi[QSPI_SS].padValue = PAD_QSPI_SS_RESET;
     for (const [pin, level] of this.levels) mcu.gpio[pin].setInputValue(level);
+    // QSPI_SS, the flash's chip select: idle high, pulled to ground through
+    // 1 kOhm by the Pico's BOOTSEL button (Pico datasheet, the schematic), which
+    // MicroPython's rp2.bootsel_button() reads (SIO GPIO_HI_IN bit 1).
+    mcu.qspi[QSPI_SS].setInputValue(!this.args.bootselHeld);
+    if (this.args.chipId !== undefined) {
+      // SYSINFO CHIP_ID answered as another chip would (a test of the firmware's refusal).
+      const sysinfo = mcu.peripherals[0x40000];
+      const read = sysinfo.readUint32.bind(sysinfo);
+      sysinfo.readUint32 = (offset) => (offset === 0 ? this.args.chipId >>> 0 : read(offset));
+    }
     // Lamps and other outputs the parent watches: every change, with its true time.
     for (const pin of this.args.watch ?? []) {
       mcu.gpio[pin].addListener((state) => {
@@ -380,6 +402,11 @@ async function main() {
       case 'usb':
         chip.plugged = !!msg.connected;
         if (!chip.plugged) chip.txQueue = [];
+        break;
+      case 'bootsel':
+        // The BOOTSEL button, pressed or let go now (a reset reads it again).
+        chip.args.bootselHeld = !!msg.held;
+        chip.mcu.qspi[QSPI_SS].setInputValue(!msg.held);
         break;
       case 'usb_stall':
         chip.hostStalled = !!msg.stalled;

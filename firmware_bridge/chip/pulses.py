@@ -47,6 +47,7 @@ from firmware_bridge.chip.model import (
 )
 from firmware_bridge.firmware import logic, settings
 from firmware_bridge.link import BridgeLink, EventInfo, LinkConfig
+from firmware_bridge.shipped import hello_refusal, identity_of
 
 LABEL = "the real firmware on an emulated RP2040 (MicroPython v1.28 + rp2040js), through BridgeLink"
 #: How long a method waits for the harness to report the edges it asked for.
@@ -135,7 +136,12 @@ class ChipPulseSource:
             seats = tuple(int(k) if k.isdigit() else i + 1 for i, k in enumerate(self.keys))
             config = LinkConfig(self.chip.open_pty(), seats=seats, backoff_initial_s=0.01)
             self.link = BridgeLink(config, sink=sink, on_event=self._on_event).start()
-            if not self.link.wait_connected(connect_timeout_s):
+            connected = self.link.wait_connected(connect_timeout_s)
+            hello = self.link.device
+            refusal = None if hello is None else hello_refusal(hello, identity_of(self.chip.files))
+            if refusal is not None:
+                raise ChipModelError(f"the emulated Pico: {refusal}")
+            if not connected:
                 detail = self._trouble()
                 raise ChipModelError(
                     f"BridgeLink did not connect to the emulated Pico within "

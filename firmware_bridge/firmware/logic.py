@@ -45,8 +45,13 @@ else:
             return value
 
 
-PROTOCOL_VERSION = 3
-FIRMWARE_VERSION = (3, 0, 0)
+PROTOCOL_VERSION = 4
+FIRMWARE_VERSION = (4, 0, 0)
+#: HELLO ``flags`` bit: this chip is not the one the firmware's register
+#: addresses are for (a Pico 2's RP2350): the firmware does not capture.
+HELLO_UNSUPPORTED_CHIP = 0x01
+#: The firmware identity when main.py cannot read its own files (a REPL test).
+NO_FIRMWARE_ID = bytes(8)
 
 #: Events kept for the host until its cumulative ACK covers them (a full ring
 #: drops its oldest). The host acks every 20 ms; eight buttons cannot make more
@@ -921,8 +926,17 @@ class Device:
         add: "Callable[[int, int], int] | None" = None,
         resend_max_us: int = RESEND_MAX_US,
         resend_batch: int = RESEND_BATCH,
+        firmware_id: bytes = NO_FIRMWARE_ID,
+        held_at_boot: int = 0,
+        hello_flags: int = 0,
     ) -> None:
         period = 1 << tick_bits
+        # What the HELLO tells of the device itself: the hash of the files it
+        # runs (main.py and logic.mpy), the buttons found held at power-up
+        # (a stuck cable), and HELLO_UNSUPPORTED_CHIP.
+        self.firmware_id = (bytes(firmware_id) + bytes(8))[:8]
+        self.held_at_boot = held_at_boot & 0xFF
+        self.hello_flags = hello_flags & 0xFF
         self.buttons = buttons
         self.lamps = lamps
         self.board_id = (bytes(board_id) + bytes(8))[:8]
@@ -1082,10 +1096,12 @@ class Device:
             self.buttons,
             self.lamps,
             self.tick_bits,
-            0,
+            self.hello_flags,
         )
         payload += self.board_id
         payload += struct.pack("<IIII", self.boot_id, now, self.next_event, self.oldest_unacked())
+        payload += self.firmware_id
+        payload += struct.pack("<B", self.held_at_boot)
         self._send(T_HELLO, payload)
 
     def _send_slot(self, event: int, slot: int, flags: int) -> None:

@@ -33,10 +33,22 @@ resends nothing it had not acknowledged); the collector, 5-10 ms a run,
 runs at a quiet moment rather than when the heap happens to fill.
 
 - ``micropython.kbd_intr(-1)``: a 0x03 byte inside a frame must not raise
-  KeyboardInterrupt. To get the REPL back, hold button 1 while plugging in.
+  KeyboardInterrupt. To get the REPL back, hold the Pico's BOOTSEL button
+  while plugging it in, and let go within half a second (held for the whole
+  plug-in it starts the USB drive instead, for a new MicroPython).
+
+**The right chip, the right files.** The register addresses below are the
+RP2040's. On a Pico 2 (RP2350) the firmware captures nothing and answers
+every HOST_HELLO with a HELLO flagged ``HELLO_UNSUPPORTED_CHIP``, so the
+host can say so in words. The HELLO carries the hash of the files the
+Pico runs (:func:`firmware_identity`), which the host compares with the
+release it ships, and the buttons found held at power-up (a stuck cable),
+which the host reports as a fault.
 """
 
 import gc
+import hashlib
+import os
 import select
 import sys
 import time
@@ -86,6 +98,17 @@ MAX_FAULTS = 50
 #: most one collection. (Not ``gc.mem_free()``: it scans the heap, ~10 ms.)
 GC_EVENTS = 64
 GC_SAFETY_BYTES = 64_000
+
+
+#: SYSINFO's CHIP_ID (RP2040 datasheet 2.20.2: SYSINFO_BASE 0x40000000,
+#: offset 0; bits 27:12 PART, 0x0002 on the RP2040). The RP2350 has SYSINFO
+#: at the same address with another PART (RP2350 datasheet, SYSINFO).
+SYSINFO_CHIP_ID = 0x40000000
+RP2040_PART = 0x0002
+#: How long after enabling the pull-ups the buttons' levels are read for the
+#: "held at power-up" check (a 10 m cable's 1 nF charges through 50 kOhm in
+#: well under a millisecond).
+SETTLE_MS = 5
 
 
 @rp2.asm_pio(in_shiftdir=rp2.PIO.SHIFT_LEFT, fifo_join=rp2.PIO.JOIN_RX)
@@ -271,6 +294,38 @@ def pin_levels(first_pin: int, mask: int) -> int:
     return (gpio_in[0] >> first_pin) & mask
 
 
+def on_rp2040():
+    """True on an RP2040 (a Pico), False on anything else (a Pico 2's RP2350).
+
+    Two independent witnesses, either one enough to refuse: the chip's own
+    CHIP_ID register, and the MicroPython build's name for its machine.
+    """
+    try:
+        part = (machine.mem32[SYSINFO_CHIP_ID] >> 12) & 0xFFFF
+        named = os.uname().machine
+    except Exception:
+        return False
+    return part == RP2040_PART and "RP2350" not in named
+
+
+def firmware_identity():
+    """The first 8 bytes of SHA-256 over main.py then logic.mpy, as they are on
+    the file system (firmware_bridge/shipped.py computes the same on the host)."""
+    digest = hashlib.sha256()
+    chunk = bytearray(512)
+    for name in ("main.py", "logic.mpy"):
+        try:
+            with open(name, "rb") as f:
+                while True:
+                    n = f.readinto(chunk)
+                    if not n:
+                        break
+                    digest.update(memoryview(chunk)[:n])
+        except OSError:
+            pass  # missing: the identity cannot be the shipped one
+    return digest.digest()[:8]
+
+
 def board_id():
     try:
         return machine.unique_id()
@@ -311,7 +366,7 @@ def start_capture(first_pin, count):
     # into the ISR (3.4.4); MOV to the ISR empties it and its counter (3.4.8).
     sm.exec("mov(isr, null)")
     sm.exec("mov(x, invert(null))")
-    sm.exec("in_(x, %d)" % count)
+    sm.exec(f"in_(x, {count})")
     sm.exec("mov(x, isr)")
     sm.exec("mov(isr, null)")
     sm.exec("set(y, 0)")
@@ -369,14 +424,52 @@ class Capture:
         return now
 
 
+def refuse_chip(count, lamp_count, identity, held):
+    """The loop on a chip this firmware has no register map for: answer every
+    HOST_HELLO (and PING) with the flagged HELLO, capture nothing, drive nothing."""
+    device = logic.Device(
+        count,
+        lamp_count,
+        board_id(),
+        boot_id(),
+        logic.TICKS_BITS,
+        diff=time.ticks_diff,
+        add=time.ticks_add,
+        firmware_id=identity,
+        held_at_boot=held,
+        hello_flags=logic.HELLO_UNSUPPORTED_CHIP,
+    )
+    micropython.kbd_intr(-1)
+    host = logic.HostInput(sys.stdin.buffer.readinto, device)
+    stdout = sys.stdout.buffer
+    poller = select.poll()
+    poller.register(sys.stdin, select.POLLIN)
+    device.hello(time.ticks_us())
+    while True:
+        if poller.poll(100):
+            host.read(time.ticks_us)
+        device.write_output(stdout.write, time.ticks_us)
+
+
 def main():
     micropython.alloc_emergency_exception_buf(128)
+    if rp2.bootsel_button():
+        return  # BOOTSEL held at power-up: stay at the REPL (the technician's way in)
     buttons = [Pin(n, Pin.IN, Pin.PULL_UP) for n in BUTTON_PINS]
-    time.sleep_ms(5)
-    if buttons[0].value() == 0:
-        return  # button 1 held at power-up: stay at the REPL
-    lamps = [Pin(n, Pin.OUT, value=0) for n in LAMP_PINS]
+    time.sleep_ms(SETTLE_MS)
     count = len(buttons)
+    # A button low now was held at power-up: a stuck button or a shorted cable.
+    # It is still reported as a press by the capture's first sample; the HELLO
+    # tells the host it was there from the start, a fault the host shows.
+    held = 0
+    for i in range(count):
+        if buttons[i].value() == 0:
+            held |= 1 << i
+    identity = firmware_identity()
+    if not on_rp2040():
+        refuse_chip(count, len(LAMP_PINS), identity, held)
+        return
+    lamps = [Pin(n, Pin.OUT, value=0) for n in LAMP_PINS]
     mask = (1 << count) - 1
     ring = logic.EdgeRing(count, RING_SIZE, HOLDOFF_US, time.ticks_diff, GLITCH_US)
     ticks_us = time.ticks_us
@@ -409,6 +502,8 @@ def main():
         on_pulse=on_pulse,
         diff=time.ticks_diff,
         add=time.ticks_add,
+        firmware_id=identity,
+        held_at_boot=held,
     )
 
     device.beat.seal = seal_frame

@@ -181,7 +181,20 @@ def test_handshake_reports_what_the_device_is() -> None:
     _, host, _, _ = _device()
     host.send(p.HostHello(), 500)
     (hello,) = [m for m in host.read() if isinstance(m, p.Hello)]
-    assert hello == p.Hello(3, (3, 0, 0), 4, 3, 30, b"BOARD-01", 0xABCDEF01, 500, 1, 1)
+    assert hello == p.Hello(4, (4, 0, 0), 4, 3, 30, b"BOARD-01", 0xABCDEF01, 500, 1, 1)
+
+
+def test_the_hello_says_the_firmware_identity_the_held_buttons_and_a_refused_chip() -> None:
+    identity = bytes(range(1, 9))
+    _, host, _, _ = _device(
+        firmware_id=identity, held_at_boot=0b0101, hello_flags=logic.HELLO_UNSUPPORTED_CHIP
+    )
+    host.send(p.HostHello(), 500)
+    (hello,) = [m for m in host.read() if isinstance(m, p.Hello)]
+    assert hello.firmware_id == identity
+    assert hello.held_at_boot == 0b0101
+    assert hello.unsupported_chip
+    assert p.HELLO_UNSUPPORTED_CHIP == logic.HELLO_UNSUPPORTED_CHIP
 
 
 def _edges(host: Host) -> list[p.Message]:

@@ -342,3 +342,53 @@ def test_a_pico_port_another_program_holds_is_refused_with_what_to_do(tmp_path: 
             assert attached.link.connected
         finally:
             attached.close()
+
+
+def test_a_pico_with_another_firmware_is_refused_with_what_to_do() -> None:
+    """Issue 33: the HELLO's firmware identity (a hash of main.py + logic.mpy)
+    differs from this release's: `svoyak run --serial` does not start, and says
+    to run `svoyak pico install`. The right identity connects."""
+    from buzzer.app.inputs import PicoUnavailable
+    from firmware_bridge.shipped import shipped_identity
+
+    runtime = Runtime(Controller.new(header(2, 10)))
+    other = bytes(b ^ 0xFF for b in shipped_identity())
+    with Emulator(buttons=2, lamps=2, firmware_id=other) as emu:
+        with pytest.raises(PicoUnavailable) as refused:
+            attach_bridge(runtime, emu.path, required=True)
+        text = str(refused.value)
+        assert "svoyak pico install" in text
+        assert other.hex() in text and shipped_identity().hex() in text
+        assert "на Pico другая прошивка" in text
+    with Emulator(buttons=2, lamps=2) as emu:
+        attached = attach_bridge(runtime, emu.path, required=True)
+        try:
+            assert attached.link.device.firmware_id == shipped_identity()
+        finally:
+            attached.close()
+
+
+def test_a_pico_2_is_refused_in_words() -> None:
+    from buzzer.app.inputs import PicoUnavailable
+
+    runtime = Runtime(Controller.new(header(2, 10)))
+    with (
+        Emulator(buttons=2, lamps=2, unsupported_chip=True) as emu,
+        pytest.raises(PicoUnavailable) as refused,
+    ):
+        attach_bridge(runtime, emu.path, required=True)
+    text = str(refused.value)
+    assert "Pico 2 / RP2350 is not supported by this firmware" in text
+    assert "Pico 2 (RP2350)" in text
+
+
+def test_a_button_held_at_the_picos_power_up_is_a_fault_the_host_sees(tmp_path: Path) -> None:
+    """The HELLO's held_at_boot: journaled as the pico source's fault, and a
+    standing alert on the host's panel naming the button."""
+    with pico_game(tmp_path, 3, held_at_boot=0b100) as (controller, _, _, _, hub):
+        _wait(lambda: _source_alerts(hub, "held"), "the held-at-boot alert")
+        (alert,) = _source_alerts(hub, "held")
+        assert alert["button"] == "3"
+        (fault,) = [r for r in _lines(controller) if r["type"] == "fault"]
+        assert fault["source"] == "pico"
+        assert fault["detail"].startswith("button(s) 3 held at the Pico's power-up")

@@ -1,0 +1,101 @@
+"""The firmware's start on the chip model with the FIFO joins the datasheet describes.
+
+Issue 33: ``start_capture`` used to ``put`` the capture machine's initial
+X into a TX FIFO that ``FJOIN_RX`` disables, and MicroPython's ``put``
+waits forever on a FIFO that reads full; rp2040js did not model the join,
+so every test passed while a real Pico never said HELLO. The harness now
+joins the FIFOs as the datasheet says (tests/firmware_bridge/test_chip_fidelity.py
+holds the model to it); these tests hold the firmware's start to that model:
+
+- it boots and says HELLO, with the capture machine's RX FIFO 8 deep;
+- its HELLO's firmware identity, computed on the chip over its own files,
+  is what the host computes over the same files (firmware_bridge/shipped.py);
+- BOOTSEL held at power-up leaves the REPL (not a seat-1 cable);
+- a button held at power-up is in the HELLO, and still a press;
+- on a chip whose SYSINFO says another part (an RP2350) it captures
+  nothing and says so in its HELLO, which the host turns into words.
+"""
+
+from __future__ import annotations
+
+from firmware_bridge import protocol, shipped
+from firmware_bridge.chip import ChipModel
+from firmware_bridge.firmware import logic
+from tests.support.chip_support import ChipHost
+
+#: SYSINFO CHIP_ID with PART 0x0004, as an RP2350 answers it (its datasheet,
+#: SYSINFO; the RP2040's is 0x10002927, PART 0x0002).
+RP2350_CHIP_ID = 0x20004927
+
+
+def _booted(chip: ChipModel) -> ChipHost:
+    chip.start()
+    return ChipHost(chip).start()
+
+
+def test_the_firmware_boots_and_its_identity_is_the_hosts() -> None:
+    chip = ChipModel()
+    try:
+        host = _booted(chip)
+        hello = host.hellos[-1]
+        assert hello.protocol == protocol.PROTOCOL_VERSION
+        assert not hello.unsupported_chip
+        assert hello.held_at_boot == 0
+        # Computed by main.py on the chip from its file system, and by the host
+        # from the files it put there: the same 8 bytes.
+        assert hello.firmware_id == shipped.identity_of(chip.files)
+        assert hello.firmware_id == shipped.shipped_identity()
+        assert shipped.hello_refusal(hello) is None
+        # The capture runs: a press comes back as a PRESS of button 3.
+        chip.press_after({2: 500}, hold_us=20_000)
+        host.wait_for(lambda: bool(host.presses), 60.0, "PRESS")
+        assert host.presses[0].button == 2
+    finally:
+        chip.stop()
+
+
+def test_bootsel_held_at_power_up_stays_at_the_repl() -> None:
+    chip = ChipModel(bootsel_held=True)
+    try:
+        chip.start()
+        chip.write(b"\r\n")
+        seen = chip.read_until(b">>> ", timeout=60.0)
+        assert b">>> " in seen
+        chip.write(b"print(6 * 7)\r\n")
+        assert b"42" in chip.read_until(b"42", timeout=30.0)
+    finally:
+        chip.stop()
+
+
+def test_a_button_held_at_power_up_is_in_the_hello_and_is_a_press() -> None:
+    chip = ChipModel(held_pins=[logic.BUTTON_PINS[1]])
+    try:
+        host = _booted(chip)
+        assert host.hellos[-1].held_at_boot == 0b10
+        detail = shipped.held_at_boot_detail(host.hellos[-1])
+        assert detail is not None and detail.startswith("button(s) 2 held")
+        host.wait_for(lambda: bool(host.presses), 60.0, "the held button's PRESS")
+        assert host.presses[0].button == 1
+    finally:
+        chip.stop()
+
+
+def test_on_an_rp2350_the_firmware_refuses_and_the_host_says_why() -> None:
+    chip = ChipModel(chip_id=RP2350_CHIP_ID)
+    try:
+        host = _booted(chip)
+        hello = host.hellos[-1]
+        assert hello.unsupported_chip
+        why = shipped.hello_refusal(hello)
+        assert why is not None and "Pico 2 / RP2350 is not supported by this firmware" in why
+        # Nothing captured, nothing driven: a press brings no PRESS and no heartbeat.
+        chip.press_after({0: 500}, hold_us=20_000)
+        host.wait_emulated(chip.now_ns() + 50_000_000)
+        assert host.presses == [] and host.heartbeats == []
+        # And it still answers a HOST_HELLO with the flagged HELLO.
+        before = len(host.hellos)
+        host.send(protocol.HostHello())
+        host.wait_for(lambda: len(host.hellos) > before, 30.0, "a second HELLO")
+        assert host.hellos[-1].unsupported_chip
+    finally:
+        chip.stop()
