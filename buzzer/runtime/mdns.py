@@ -15,9 +15,21 @@ one is taken (``svoyak-2.local``, ``svoyak-3.local``, …); the service's
 instance name is made unique by zeroconf itself. The service is withdrawn
 (a goodbye, TTL 0) when the game stops, so tablets' caches drop it at once.
 
-The registration (zeroconf probes its names for about two seconds) runs in
-its own thread, beside the rest of the start-up (the Pico's handshake, the
-board window).
+Whether a host name is taken is asked the way RFC 6762 (section 8.1) says a
+name is claimed: probes (a question for the name with the records this
+machine proposes in the Authority section), three of them 250 ms apart, and
+any answer for the name heard from the first probe until ``probe_s`` after
+the last is the owner defending it. A responder answers a probe at once, not
+held back by the once-a-second limit on multicasting a record (section 6)
+that may delay an ordinary question's answer by a second. The probes ask for
+multicast answers (no "QU" bit): a unicast answer reaches only one of the
+sockets bound to port 5353 on this computer (an Avahi, another zeroconf
+program), maybe not this one, so a program that may not be the only mDNS
+responder here must not ask for them (section 15.1).
+
+The registration (the probes, then zeroconf's own probes of the service
+name: about three seconds) runs in its own thread, beside the rest of the
+start-up (the Pico's handshake, the board window).
 """
 
 from __future__ import annotations
@@ -36,6 +48,15 @@ INSTANCE = "Своя игра — пульт ведущего"
 SERVICE_TYPE = "_http._tcp.local."
 #: Host names tried in turn: svoyak, svoyak-2, … svoyak-9.
 ATTEMPTS = 9
+#: Probes of a host name, and the time between them (RFC 6762 section 8.1).
+PROBES = 3
+PROBE_INTERVAL_S = 0.25
+#: The host records' TTL, as zeroconf gives them (RFC 6762 section 10: 120 s).
+HOST_TTL = 120
+# DNS numbers (RFC 1035 section 3.2): zeroconf keeps its constants private.
+_TYPE_A = 1
+_TYPE_ANY = 255
+_CLASS_IN = 1
 
 
 class MdnsError(SvoyakError):
@@ -70,8 +91,10 @@ def service_info(port: int, addresses: Sequence[str], host: str, instance: str =
 class PanelAdvertiser:
     """Advertises the panel in a thread; :meth:`wait` for the outcome, :meth:`close` at the end.
 
-    ``probe_s``: how long to listen for another machine answering for a host
-    name before taking it (mDNS answers within a few hundred ms).
+    ``probe_s``: how long to listen, after the last probe of a host name, for
+    another machine defending it before taking it (RFC 6762 asks 250 ms; a
+    responder answers a probe at once, the rest is room for a busy machine
+    and a slow Wi-Fi).
     """
 
     def __init__(
@@ -153,14 +176,66 @@ class PanelAdvertiser:
         raise MdnsError(f"{self.base}.local … {host_names(self.base)[-1]}.local are all taken")
 
     def _taken(self, zc: Any, host: str) -> bool:
-        """Does another machine answer for ``host``.local? (This one's own Avahi does not count.)"""
-        # Public (zeroconf's docs), though missing from its __all__.
-        from zeroconf import AddressResolverIPv4  # type: ignore[attr-defined]
+        """Does another machine answer for ``host``.local? (This one's own Avahi does not count.)
 
-        resolver = AddressResolverIPv4(f"{host}.local.")
-        if not resolver.request(zc, self.probe_s * 1000):
+        An answer counts when it gives the name an IPv4 address that is not
+        one of ours; a goodbye (TTL 0) is the owner letting the name go.
+        """
+        # DNS* are zeroconf's public names (its docs, its own examples), though
+        # missing from its __all__.
+        from zeroconf import (  # type: ignore[attr-defined]
+            DNSAddress,
+            DNSOutgoing,
+            DNSQuestion,
+            RecordUpdate,
+            RecordUpdateListener,
+            Zeroconf,
+        )
+
+        name = f"{host}.local."
+        ours = set(self.addresses)
+        defended = threading.Event()
+
+        class Defence(RecordUpdateListener):
+            """Every record of every response this zeroconf hears, in its event loop."""
+
+            def async_update_records(
+                self, zc: Zeroconf, now: float, records: list[RecordUpdate]
+            ) -> None:
+                for update in records:
+                    record = update.new
+                    if (
+                        isinstance(record, DNSAddress)
+                        and record.type == _TYPE_A
+                        and record.ttl > 0
+                        and record.name.lower() == name.lower()
+                        and socket.inet_ntoa(record.address) not in ours
+                    ):
+                        defended.set()
+
+        # A query (id 0, RFC 6762 section 18.1) for any record of the name, multicast
+        # answers asked (QM); the Authority section makes it a probe. The name's A
+        # record is asked too: zeroconf answers no ANY question for a host name.
+        probe = DNSOutgoing(0)
+        probe.add_question(DNSQuestion(name, _TYPE_ANY, _CLASS_IN))
+        probe.add_question(DNSQuestion(name, _TYPE_A, _CLASS_IN))
+        for address in self.addresses:
+            proposed = DNSAddress(name, _TYPE_A, _CLASS_IN, HOST_TTL, socket.inet_aton(address))
+            # Into the list itself: zeroconf's add_authorative_answer takes a PTR record
+            # alone (its compiled code checks), and the list is annotated alike; any
+            # record is written from it all the same.
+            probe.authorities.append(proposed)  # type: ignore[arg-type]
+        listener = Defence()
+        # Both go through the event loop in this order: listening before the first probe.
+        zc.add_listener(listener, None)
+        try:
+            for sent in range(1, PROBES + 1):
+                zc.send(probe)
+                if defended.wait(PROBE_INTERVAL_S if sent < PROBES else self.probe_s):
+                    return True
             return False
-        return not set(resolver.parsed_addresses()) <= set(self.addresses)
+        finally:
+            zc.remove_listener(listener)
 
     def _withdraw(self) -> None:
         zc, info = self._zeroconf, self.info
