@@ -62,6 +62,10 @@ const SHIFTCTRL_FJOIN_TX = 1 << 30;
 const SHIFTCTRL_FJOIN_RX = 1 << 31;
 const FIFO_DEPTH = 4;
 const PIO_FDEBUG = 0x008;
+// rp2040js's WaitType values for a machine stalled on its FIFOs (rxFIFO, txFIFO, Out).
+const WAIT_RX_FIFO = 2;
+const WAIT_TX_FIFO = 3;
+const WAIT_OUT = 5;
 const QSPI_SS = 1; // rp2040js's qspi pins: SCLK, SS, SD0..SD3
 const PAD_BANK0_RESET = 0x56;
 const PAD_QSPI_SS_RESET = 0x5a;
@@ -99,15 +103,28 @@ export function applyFifoJoin(sm) {
 
 /**
  * FDEBUG's bits are sticky and cleared by writing 1 (RP2040 datasheet 3.7,
- * FDEBUG: "Write 1 to clear"). rp2040js re-sets RXSTALL and TXSTALL on every
- * FDEBUG write from its own stall memory until the FIFO is next read or
- * written, so a firmware that clears the bit sees it again. Here a written 1
- * clears the bit, as on the chip; a later stall sets it again.
+ * FDEBUG: "Write 1 to clear"). A stall bit is the state machine's stall
+ * signal caught: a machine still stalled on a blocking PUSH or PULL sets it
+ * again at once (pico-sdk waits for a stall by clearing the bit and polling
+ * it), while a drop by a non-blocking PUSH is an event, gone once cleared.
+ * rp2040js re-sets RXSTALL/TXSTALL on every FDEBUG write until the FIFO is
+ * next used, stalled or not, so a firmware that counts drops (the button
+ * firmware's RXSTALL) would count one drop twice. Here a written 1 clears
+ * the bit, and only a machine waiting on its FIFO now sets it again.
  */
+export function fifoStallBits(sm) {
+  if (!sm.enabled || !sm.waiting) return 0;
+  if (sm.waitType === WAIT_RX_FIFO) return 1 << sm.index;
+  if (sm.waitType === WAIT_TX_FIFO || sm.waitType === WAIT_OUT) return 1 << (24 + sm.index);
+  return 0;
+}
+
 export function writeFdebug(pio, value) {
-  pio.fdebug = (pio.fdebug & ~value) >>> 0;
-  pio.rxStall &= ~value;
-  pio.txStall &= ~value;
+  let stalled = 0;
+  for (const sm of pio.machines) stalled |= fifoStallBits(sm);
+  pio.rxStall = stalled & 0xf;
+  pio.txStall = stalled & (0xf << 24);
+  pio.fdebug = ((pio.fdebug & ~value) | stalled) >>> 0;
 }
 
 function parseArgs(argv) {
@@ -314,6 +331,8 @@ class Chip {
         } while (ready <= ns);
         sm.readyNs = ready;
         sm.pio.checkChangedPins();
+        // A machine stalled on its FIFO holds its FDEBUG stall bit set (see writeFdebug).
+        if (sm.waiting) sm.pio.fdebug = (sm.pio.fdebug | fifoStallBits(sm)) >>> 0;
       }
       if (ready < next) next = ready;
     }

@@ -440,14 +440,14 @@ def refuse_chip(count, lamp_count, identity, held):
         hello_flags=logic.HELLO_UNSUPPORTED_CHIP,
     )
     micropython.kbd_intr(-1)
-    host = logic.HostInput(sys.stdin.buffer.readinto, device)
+    reader = logic.HostInput(sys.stdin.buffer.readinto, device)
     stdout = sys.stdout.buffer
     poller = select.poll()
     poller.register(sys.stdin, select.POLLIN)
     device.hello(time.ticks_us())
     while True:
         if poller.poll(100):
-            host.read(time.ticks_us)
+            reader.read(time.ticks_us)
         device.write_output(stdout.write, time.ticks_us)
 
 

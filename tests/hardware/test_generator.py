@@ -291,12 +291,10 @@ def test_selftest_generator_presses_a_pico_end_to_end(
                 generator.open_pty(),
                 "--serial",
                 pico.open_pty(),
-                # (not bounce: with two chip models on this machine's 2 cores the
-                # Pico's paced CPU drains its capture FIFO, 4 words in rp2040js
-                # where a Pico joins 8, too slowly for a 5-edge burst; the link
-                # reports the lost edge. docs/chip-model.md)
+                # The bounce burst too: 5 edges 100 µs apart into the capture
+                # FIFO the model joins to 8 words, as FJOIN_RX does on a Pico.
                 "--checks",
-                "latency,fairness",
+                "latency,fairness,bounce",
                 "--pair",
                 "1,2",
                 "--trials",
@@ -316,7 +314,9 @@ def test_selftest_generator_presses_a_pico_end_to_end(
         cables.close()
         generator.stop()
         pico.stop()
-    report = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    assert captured.out, f"status {status}: {captured.err}"
+    report = json.loads(captured.out)
     assert status == 0, json.dumps(report["fairness"])
     assert report["mode"] == "generator-pico"
     rows = {r["offset_us"]: r for r in report["fairness"]["rows"]}
@@ -325,6 +325,11 @@ def test_selftest_generator_presses_a_pico_end_to_end(
         assert (rows[offset]["first_won"], rows[offset]["second_won"]) == (4, 0), rows[offset]
         assert rows[offset]["gap_median_us"] == pytest.approx(offset, abs=3)
     assert set(report["not_run"]) == {"latency"}  # the only check asked that cannot run
+    bounce = {r["key"]: r for r in report["bounce"]}
+    assert set(bounce) == {"1", "2"}
+    for row in bounce.values():
+        # One press, stamped at the burst's first edge, nothing lost on the way.
+        assert row["ok"] and row["presses"] == 1 and row["first_edge_stamp"], row
 
 
 def test_serial_without_generator_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
