@@ -36,6 +36,10 @@ FIRMWARE_DIR = Path(__file__).resolve().parent / "firmware"
 IDENTITY_FILES = ("main.py", "logic.mpy")
 #: What a technician runs when the identity differs.
 INSTALL_HINT = "run `svoyak pico install`"
+#: Why a Pico 2 is refused (its HELLO, its BOOTSEL drive).
+PICO2_REFUSAL = (
+    "Pico 2 / RP2350 is not supported by this firmware: use a Raspberry Pi Pico (RP2040)"
+)
 
 
 class FirmwareBuildError(SvoyakError, RuntimeError):
@@ -121,10 +125,7 @@ def hello_refusal(hello: Hello, expected: bytes | None = None) -> str | None:
     release's (``expected``: :func:`shipped_identity` unless given).
     """
     if hello.unsupported_chip:
-        return (
-            "Pico 2 / RP2350 is not supported by this firmware: "
-            "use a Raspberry Pi Pico (RP2040)"
-        )
+        return PICO2_REFUSAL
     want = shipped_identity() if expected is None else expected
     if hello.firmware_id != want:
         return (
