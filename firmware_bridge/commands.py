@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 
@@ -64,6 +65,79 @@ def add_commands(subparsers: Any) -> None:
         "--duration", type=float, default=None, help="stop after this many seconds"
     )
     emulate.set_defaults(handler=_cmd_emulate)
+    _add_pico(subparsers)
+
+
+def _add_pico(subparsers: Any) -> None:
+    """``svoyak pico install``: the firmware onto a Pico (firmware_bridge/install.py)."""
+    pico = subparsers.add_parser("pico", help="the Raspberry Pi Pico: install its firmware")
+    actions = pico.add_subparsers(dest="pico_command", metavar="ACTION")
+    actions.required = True
+    install = actions.add_parser(
+        "install",
+        help="put this release's firmware on a Pico (MicroPython too, from BOOTSEL mode)",
+        description="Everything a technician does to put the buzzer firmware on a Raspberry "
+        "Pi Pico, with a line of progress per step: (1) a Pico in BOOTSEL mode (its RPI-RP2 "
+        "drive mounted) gets MicroPython 1.28 with an empty file system; (2) the Pico's "
+        "serial port is found; (3) logic.py is compiled with mpy-cross; (4) main.py and "
+        "logic.mpy are copied with mpremote and checked, a stale logic.py removed; (5) the "
+        "Pico is reset and its HELLO must carry this release's firmware identity. A Pico "
+        "already running svoyak's firmware keeps its REPL closed: the message then says how "
+        "to put it in BOOTSEL mode. Exit status 0 when the Pico runs this release's "
+        "firmware, 2 with a message on stderr otherwise.",
+    )
+    install.add_argument(
+        "--port",
+        help="the Pico's serial port (default: the one MicroPython board under "
+        "/dev/serial/by-id; prefer that stable name to /dev/ttyACM0, which may change "
+        "when the Pico resets)",
+    )
+    install.add_argument(
+        "--drive",
+        type=Path,
+        metavar="PATH",
+        help="the mounted drive of a Pico in BOOTSEL mode (default: looked for under "
+        "/media, /run/media and /mnt)",
+    )
+    install.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="the longest wait for the Pico's port after flashing and for its HELLO after "
+        "the reset (seconds, default 60)",
+    )
+    install.set_defaults(handler=_cmd_pico_install)
+
+
+def _cmd_pico_install(args: argparse.Namespace) -> int:
+    import sys
+
+    from firmware_bridge.install import ConsoleProgress, InstallError, InstallOptions, install
+
+    if args.timeout <= 0:
+        print("svoyak pico install: --timeout must be positive", file=sys.stderr)
+        return 2
+    options = InstallOptions(port=args.port, drive=args.drive, timeout=args.timeout)
+    try:
+        done = install(options, ConsoleProgress(sys.stdout))
+    except InstallError as exc:
+        print(f"svoyak pico install: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        # main.py goes last (install.py): a Pico stopped mid-copy boots to its REPL.
+        print(
+            "svoyak pico install: interrupted; run `svoyak pico install` again to finish",
+            file=sys.stderr,
+        )
+        return 2
+    hello = done.hello
+    print(
+        f"{'installed' if done.copied else 'already installed'}: firmware identity "
+        f"{hello.firmware_id.hex()}, {hello.buttons} buttons, {hello.lamps} lamps",
+        flush=True,
+    )
+    return 0
 
 
 def _parse_press(text: str, buttons: int) -> tuple[int, float]:
