@@ -376,13 +376,26 @@ class HostInput:
     same USB packet (a read blocks until its bytes are there). Out of step
     (bytes that cannot start a host frame), one byte at a time goes to the
     streaming reader until it has found a delimiter.
+
+    ``ready`` (main.py: a poll of a few ms) is asked before each read past
+    the frame's first byte: a frame torn by a host that then went silent
+    (killed mid-write, a bad cable) must not hold the main loop in a read
+    until the watchdog resets the chip and its unacknowledged events with
+    it. What came of the frame goes to the streaming reader, which finishes
+    it from the next bytes as any split frame.
     """
 
-    def __init__(self, readinto: "Callable[[memoryview], object]", device: "Device") -> None:
+    def __init__(
+        self,
+        readinto: "Callable[[memoryview], object]",
+        device: "Device",
+        ready: "Callable[[], object] | None" = None,
+    ) -> None:
         self.buf = bytearray(MAX_HOST_WIRE)
         self.view = memoryview(self.buf)
         self.readinto = readinto
         self.device = device
+        self.ready = ready
 
     def read(self, ticks_us: "Callable[[], int]") -> None:
         """Read a frame (out of step: one byte) and act on it; call when a byte waits.
@@ -401,7 +414,11 @@ class HostInput:
             return
         n = 1
         want = host_frame_wanted(buf, 1)
+        ready = self.ready
         while want > 0:
+            if ready is not None and not ready():
+                device.feed(view[0:n], now)
+                return
             readinto(view[n : n + want])
             n += want
             want = host_frame_wanted(buf, n, want)

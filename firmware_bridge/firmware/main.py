@@ -84,6 +84,10 @@ CAPTURE_CYCLES = 25
 #: Host frames read per main-loop round (16 bytes at most each): a flood must
 #: not hold the heartbeat (or the watchdog) off.
 MAX_FRAMES_PER_ROUND = 4
+#: How long a frame's next bytes may keep the main loop waiting once its first
+#: byte was read (they come in the same USB packet): a torn frame is then left
+#: to the streaming reader, never waited for until the watchdog bites.
+FRAME_REST_MS = 2
 #: The main loop must come round within this, or the watchdog resets the chip.
 WATCHDOG_MS = 2_000
 #: Exceptions in consecutive rounds before the firmware gives up and resets.
@@ -342,10 +346,11 @@ def boot_id():
         return time.ticks_us() ^ 0x5A5A5A5A
 
 
-def host_waiting(poller):
-    """True if the host sent a byte; ``ipoll`` allocates nothing (``poll`` returns a
-    new list every call: garbage on every round of a loop that never sleeps)."""
-    for _ in poller.ipoll(0):
+def host_waiting(poller, timeout_ms=0):
+    """True if the host sent a byte (within ``timeout_ms``); ``ipoll`` allocates
+    nothing (``poll`` returns a new list every call: garbage on every round of a
+    loop that never sleeps)."""
+    for _ in poller.ipoll(timeout_ms):
         return True
     return False
 
@@ -509,10 +514,12 @@ def main():
     device.beat.seal = seal_frame
     logic.accelerate(crc_fast, cobs_fast, uncobs_fast)
     micropython.kbd_intr(-1)
-    host = logic.HostInput(sys.stdin.buffer.readinto, device)
-    stdout = sys.stdout.buffer
     poller = select.poll()
     poller.register(sys.stdin, select.POLLIN)
+    host = logic.HostInput(
+        sys.stdin.buffer.readinto, device, lambda: host_waiting(poller, FRAME_REST_MS)
+    )
+    stdout = sys.stdout.buffer
     wdt = machine.WDT(timeout=WATCHDOG_MS)
     gc.collect()
     gc.threshold(GC_SAFETY_BYTES)

@@ -435,6 +435,35 @@ def test_host_frames_are_read_whole_never_past_their_end() -> None:
     assert [(m.host_t0, m.ticks) for m in pongs] == [(0x0102030405060708, 1234), (0, 1234)]
 
 
+def test_a_frame_torn_by_a_silent_host_never_holds_the_main_loop() -> None:
+    """Only the first 5 bytes of a PING came, and the host went silent: the
+    reader asks ``ready`` before reading on, gets no, and returns without a
+    read that would wait for bytes that never come (on the Pico, until the
+    watchdog reset the chip and lost its unacknowledged events). When the host
+    is back, the torn one is counted bad and the next frame read whole."""
+    device, _, _, _ = _device()
+    torn = encode_frame(p.Ping(7), 0)[:5]
+    link = Wire(torn)
+    reads: list[int] = []
+
+    def readinto(view: memoryview) -> None:
+        assert len(view) <= len(link.data), "a read past the bytes the host sent"
+        reads.append(len(view))
+        link.readinto(view)
+
+    reader = logic.HostInput(readinto, device, lambda: bool(link.data))
+    reader.read(lambda: 100)
+    assert link.data == bytearray() and reads
+    assert not [m for m in Host(device).read() if isinstance(m, p.Pong)]
+    # The host back: its leading delimiter closes the torn frame (docs/wire-protocol.md).
+    link.data.extend(b"\x00" + encode_frame(p.Ping(8), 1))
+    while link.data:
+        reader.read(lambda: 200)
+    pongs = [m for m in Host(device).read() if isinstance(m, p.Pong)]
+    assert [m.host_t0 for m in pongs] == [8]
+    assert device.reader.bad == 1
+
+
 def test_a_frame_is_handled_at_the_tick_read_before_its_first_byte() -> None:
     """The read itself takes time on a slow CPU; the PONG's ``ticks`` is when
     the loop found the frame waiting, the nearest it knows to its arrival."""
@@ -475,15 +504,20 @@ _host_frames = st.lists(
 )
 
 
-@given(_host_frames)
-def test_reading_frames_whole_acts_as_the_byte_stream_does(chunks: list[bytes]) -> None:
+@given(_host_frames, st.lists(st.booleans(), max_size=64))
+def test_reading_frames_whole_acts_as_the_byte_stream_does(
+    chunks: list[bytes], pauses: list[bool]
+) -> None:
     """Whatever the host's bytes (frames, garbage, torn frames), reading them a
     frame at a time leaves the device exactly as feeding them byte by byte:
-    the same replies, lamps, pulses and good/bad counts."""
+    the same replies, lamps, pulses and good/bad counts. Also when the rest of
+    a frame is not there yet (``ready`` says no: the host paused mid-frame, or
+    went silent), and the frame is finished from the bytes that come later."""
     tail = encode_frame(p.Ping(99), 1) * 3  # the host's next pings, if a read runs on
     link = Wire(b"".join(chunks), then=tail)
     fast, fast_host, fast_lamps, fast_pulses = _device()
-    reader = logic.HostInput(link.readinto, fast)
+    answers = iter(pauses)
+    reader = logic.HostInput(link.readinto, fast, lambda: next(answers, True))
     while link.data:
         reader.read(lambda: 5)
     slow, slow_host, slow_lamps, slow_pulses = _device()

@@ -121,7 +121,9 @@ def _with_faults(replacements: list[tuple[str, str]], **constants: int) -> dict[
 #: looked at: inside the host's frames (an ACK's CRC, say) either byte is
 #: ordinary data, and faulting on it hung the chip at random.
 FEED = (
-    "    host = logic.HostInput(sys.stdin.buffer.readinto, device)\n",
+    "    host = logic.HostInput(\n"
+    "        sys.stdin.buffer.readinto, device, lambda: host_waiting(poller, FRAME_REST_MS)\n"
+    "    )\n",
     "    def faulty_readinto(view, _readinto=sys.stdin.buffer.readinto, _last=bytearray(1)):\n"
     "        count = _readinto(view)\n"
     "        lone = len(view) == 1 and _last[0] == 0\n"
@@ -131,7 +133,7 @@ FEED = (
     "        while lone and view[0] == 0xEF:\n"
     "            pass\n"
     "        return count\n"
-    "    host = logic.HostInput(faulty_readinto, device)\n",
+    "    host = logic.HostInput(faulty_readinto, device, lambda: host_waiting(poller, 2))\n",
 )
 #: What the hard IRQ runs (drain, sample, stamp) and housekeep, under a locked heap.
 LOCKED_CAPTURE = (
@@ -256,3 +258,25 @@ def test_after_a_dropped_capture_word_the_levels_are_read_again_from_the_pins() 
         host.wait_for(lambda: any(r.button == 7 for r in host.releases), 60.0, "button 8's release")
         assert host.heartbeats[-1].ring_overflows >= 1  # words were dropped, and it says so
         assert 7 in [p.button for p in host.presses]  # the held press, read from the pin
+
+
+def test_a_frame_torn_by_a_silent_host_does_not_hold_the_loop_until_the_watchdog() -> None:
+    """The host writes 5 bytes of a PING and goes silent. The main loop must not
+    wait in a read for the rest (on the real interpreter ``readinto`` blocks
+    until its bytes are there): it goes on with its heartbeats and is not
+    reset by its watchdog (300 ms here); the host, back, is answered."""
+    files = _with_faults([], WATCHDOG_MS=300)
+    with ChipModel(files=files) as chip:
+        host = ChipHost(chip).start()
+        boot = host.hellos[-1].boot_id
+        chip.write(protocol.encode_frame(protocol.Ping(7), host.seq)[:5])
+        host.seq += 1
+        before = len(host.heartbeats)
+        host.wait_emulated(chip.now_ns() + 600_000_000)
+        assert chip.resets == [], "the torn frame held the loop until the watchdog"
+        assert len(host.heartbeats) - before > 300
+        count = len(host.hellos)
+        chip.write(b"\x00")
+        host.send(protocol.HostHello())
+        host.wait_for(lambda: len(host.hellos) > count, 60.0, "a HELLO after the torn frame")
+        assert host.hellos[-1].boot_id == boot
