@@ -467,6 +467,10 @@ class ChipModel:
 
     # -- the serial port ------------------------------------------------------------
 
+    def bootsel(self, held: bool) -> None:
+        """Press (or let go of) the Pico's BOOTSEL button now."""
+        self._send({"op": "bootsel", "held": held})
+
     def write(self, data: bytes) -> None:
         """Bytes from the host to the firmware (its ``sys.stdin``)."""
         if data:

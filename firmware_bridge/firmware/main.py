@@ -34,8 +34,9 @@ runs at a quiet moment rather than when the heap happens to fill.
 
 - ``micropython.kbd_intr(-1)``: a 0x03 byte inside a frame must not raise
   KeyboardInterrupt. To get the REPL back, hold the Pico's BOOTSEL button
-  while plugging it in, and let go within half a second (held for the whole
-  plug-in it starts the USB drive instead, for a new MicroPython).
+  for 2 s while the firmware runs (:class:`BootselWatch`): it stops and the
+  REPL answers. (Held while plugging in, BOOTSEL starts the boot ROM's USB
+  drive instead, for a new MicroPython: ``svoyak pico install`` uses that.)
 
 **The right chip, the right files.** The register addresses below are the
 RP2040's. On a Pico 2 (RP2350) the firmware captures nothing and answers
@@ -84,6 +85,14 @@ CAPTURE_CYCLES = 25
 #: Host frames read per main-loop round (16 bytes at most each): a flood must
 #: not hold the heartbeat (or the watchdog) off.
 MAX_FRAMES_PER_ROUND = 4
+#: BOOTSEL held this long while the firmware runs stops it and opens the REPL;
+#: the button is looked at every BOOTSEL_POLL_MS.
+BOOTSEL_HOLD_MS = 2_000
+BOOTSEL_POLL_MS = 50
+#: WATCHDOG CTRL (RP2040 datasheet 4.7.6: WATCHDOG_BASE 0x40058000, offset 0;
+#: bit 30 ENABLE) through its atomic clear alias (+0x3000, 2.1.2).
+WATCHDOG_CTRL_CLEAR = 0x40058000 + 0x3000
+WATCHDOG_ENABLE = 1 << 30
 #: How long a frame's next bytes may keep the main loop waiting once its first
 #: byte was read (they come in the same USB packet): a torn frame is then left
 #: to the streaming reader, never waited for until the watchdog bites.
@@ -456,10 +465,53 @@ def refuse_chip(count, lamp_count, identity, held):
         device.write_output(stdout.write, time.ticks_us)
 
 
+class BootselWatch:
+    """BOOTSEL held for ``BOOTSEL_HOLD_MS`` while the firmware runs: the way to the REPL.
+
+    The boot ROM reads BOOTSEL at power-up and, held then, starts the USB
+    drive instead of MicroPython (RP2040 datasheet 2.8), so "held at
+    power-up" cannot reach main.py. Read every ``BOOTSEL_POLL_MS``:
+    ``rp2.bootsel_button()`` turns interrupts off for a few µs while it
+    reads the flash's chip select (the PIO stamps meanwhile; its FIFO holds
+    the words).
+    """
+
+    def __init__(self, now):
+        self.next_look = now
+        self.since = None
+
+    def held_long(self, now):
+        if time.ticks_diff(now, self.next_look) < 0:
+            return False
+        self.next_look = time.ticks_add(now, BOOTSEL_POLL_MS * 1000)
+        if not rp2.bootsel_button():
+            self.since = None
+            return False
+        if self.since is None:
+            self.since = now
+        return time.ticks_diff(now, self.since) >= BOOTSEL_HOLD_MS * 1000
+
+
+def stop_for_repl(sm, lamps):
+    """Stop the firmware and leave the REPL to the technician: the capture and its
+    IRQ off, the lamps dark, Ctrl-C back, and the watchdog paused, or it would
+    reset the REPL (MicroPython cannot stop it; its CTRL.ENABLE can: RP2040
+    datasheet 4.7.6, "When not enabled the watchdog timer is paused")."""
+    sm.irq(None)
+    sm.active(0)
+    for lamp in lamps:
+        lamp.value(0)
+    machine.mem32[WATCHDOG_CTRL_CLEAR] = WATCHDOG_ENABLE
+    micropython.kbd_intr(3)
+    sys.stdout.write("\r\nsvoyak firmware stopped (BOOTSEL held): this is MicroPython's REPL\r\n")
+
+
 def main():
     micropython.alloc_emergency_exception_buf(128)
     if rp2.bootsel_button():
-        return  # BOOTSEL held at power-up: stay at the REPL (the technician's way in)
+        # BOOTSEL pressed just after the boot ROM looked (held at power-up, the
+        # ROM starts the USB drive instead): stay at the REPL.
+        return
     buttons = [Pin(n, Pin.IN, Pin.PULL_UP) for n in BUTTON_PINS]
     time.sleep_ms(SETTLE_MS)
     count = len(buttons)
@@ -526,8 +578,12 @@ def main():
     collected_at = device.next_event
     faults = 0
     device.hello(ticks_us())
+    bootsel = BootselWatch(ticks_us())
     while True:
         wdt.feed()
+        if bootsel.held_long(ticks_us()):
+            stop_for_repl(sm, lamps)
+            return
         try:
             # What the host sent, a bounded number of frames per round.
             for _ in range(MAX_FRAMES_PER_ROUND):

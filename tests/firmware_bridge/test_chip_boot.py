@@ -10,7 +10,8 @@ holds the model to it); these tests hold the firmware's start to that model:
 - it boots and says HELLO, with the capture machine's RX FIFO 8 deep;
 - its HELLO's firmware identity, computed on the chip over its own files,
   is what the host computes over the same files (firmware_bridge/shipped.py);
-- BOOTSEL held at power-up leaves the REPL (not a seat-1 cable);
+- BOOTSEL pressed as main.py starts, or held 2 s while it runs, leaves the
+  REPL (not a seat-1 cable; held at power-up it is the boot ROM's);
 - a button held at power-up is in the HELLO, and still a press;
 - on a chip whose SYSINFO says another part (an RP2350) it captures
   nothing and says so in its HELLO, which the host turns into words.
@@ -54,7 +55,7 @@ def test_the_firmware_boots_and_its_identity_is_the_hosts() -> None:
         chip.stop()
 
 
-def test_bootsel_held_at_power_up_stays_at_the_repl() -> None:
+def test_bootsel_pressed_as_main_py_starts_stays_at_the_repl() -> None:
     chip = ChipModel(bootsel_held=True)
     try:
         chip.start()
@@ -97,5 +98,32 @@ def test_on_an_rp2350_the_firmware_refuses_and_the_host_says_why() -> None:
         host.send(protocol.HostHello())
         host.wait_for(lambda: len(host.hellos) > before, 30.0, "a second HELLO")
         assert host.hellos[-1].unsupported_chip
+    finally:
+        chip.stop()
+
+
+def test_bootsel_held_while_the_firmware_runs_opens_the_repl_and_stops_the_watchdog() -> None:
+    """BOOTSEL held at power-up starts the boot ROM's USB drive, never main.py
+    (RP2040 datasheet 2.8), so the way to the REPL is BOOTSEL held while the
+    firmware runs: it stops, Ctrl-C works again, and the watchdog (300 ms
+    here) no longer resets the chip under the technician's REPL."""
+    from tests.firmware_bridge.test_chip_night import _with_faults
+
+    files = _with_faults([], WATCHDOG_MS=300, BOOTSEL_HOLD_MS=200)
+    chip = ChipModel(files=files)
+    try:
+        host = _booted(chip)
+        assert host.hellos
+        chip.bootsel(True)
+        chip.read_until(b"this is MicroPython's REPL", timeout=120.0)
+        chip.bootsel(False)
+        chip.write(b"\r\n")
+        chip.read_until(b">>> ", timeout=60.0)
+        until = chip.now_ns() + 1_000_000_000
+        while chip.now_ns() < until:
+            chip.read(timeout=0.2)
+        assert chip.resets == [], "the watchdog reset the REPL"
+        chip.write(b"print(6 * 7)\r\n")
+        assert b"42" in chip.read_until(b"42", timeout=30.0)
     finally:
         chip.stop()
