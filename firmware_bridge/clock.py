@@ -89,6 +89,19 @@ class TickUnwrapper:
             self._latest = value
         return value
 
+    def place(self, raw: int) -> int:
+        """What :meth:`unwrap` would make of ``raw``, without making it the reference.
+
+        For a value the host does not take on trust (an event's stamp, which
+        the device may have got wrong): a stamp placed far ahead must not
+        carry the reference, and every later value, with it.
+        """
+        latest = self._latest
+        if latest is None:
+            return raw & (self.period - 1)
+        delta = ((raw - latest + self._half) & (self.period - 1)) - self._half
+        return latest + delta
+
     def rebase(self, raw: int, near: int) -> int:
         """Unwrap ``raw`` as the value congruent to it that is nearest ``near``,
         and make it the reference.

@@ -40,6 +40,24 @@ def test_unwrap_limit_is_half_a_period() -> None:
     assert behind.unwrap(128) == -128  # exactly half a period: taken as behind
 
 
+def test_place_unwraps_without_moving_the_reference() -> None:
+    """An event's stamp is placed, not trusted: one far ahead (a wrong firmware's)
+    must not become the reference, or two such could carry every later tick a
+    period on (issue 33)."""
+    unwrapper = TickUnwrapper(BITS)
+    unwrapper.unwrap(PERIOD - 10)
+    half = PERIOD // 2
+    assert unwrapper.place(PERIOD - 10 + half - 1) == PERIOD - 10 + half - 1
+    assert unwrapper.place(20) == PERIOD + 20
+    assert unwrapper.latest == PERIOD - 10
+    # 0.6 of half a period ahead, then as much again: each placed from the device's
+    # own time (the second, 1.2 half periods on, reads as behind it), never from the first.
+    step = 3 * half // 5
+    assert unwrapper.place(PERIOD - 10 + step) == PERIOD - 10 + step
+    assert unwrapper.place((PERIOD - 10 + 2 * step) % PERIOD) < PERIOD - 10
+    assert unwrapper.unwrap(30) == PERIOD + 30
+
+
 def test_rebase_uses_the_host_estimate_after_a_long_outage() -> None:
     unwrapper = TickUnwrapper(BITS)
     unwrapper.unwrap(1_000)
