@@ -27,14 +27,42 @@ ahead of every event received, a ``next_event`` behind one — is a protocol
 error, counted (``bad_counters``) and ignored: it never opens a window that
 would take every later press for a duplicate.
 
+**The ACK follows the record.** The cumulative ACK covers an event only
+once it is on the record: what the sink returned for it (the runtime's
+future) is done — the batch holding it was journaled, or the controller
+refused it for good — or the event was never this game's (a button with no
+seat, a stamp from before the game), or it was refused on the record (its
+fault journaled: below). So a press the host received but had not journaled
+when it stopped is still in the device's ring, and the device resends it to
+the next host. A delivery whose record failed (the journal could not be
+written) is handed on again, as it was, when the device resends the event.
+
+**A stamp from the device's future is refused.** The device's own latest
+time is the highest tick it reported as its time: a HEARTBEAT's ``ticks``,
+a HELLO's, a PONG's ``sent_ticks``. An event stamped at or before it is
+taken at once. One stamped after it may be honest — the firmware sends a
+round's events *before* the heartbeat that covers them — so it is held
+(not handed on, no watermark past or at it) until the device's time reaches
+its stamp, normally the very next frame. But one stamped beyond what the
+device's clock could have read when the frame arrived — the clock model's
+device time at its arrival, plus the model's stated uncertainty, or the
+device's own latest time if later, plus ``future_slack_us`` (0.25 s) — is
+refused: never handed on, never near the watermark, counted
+(``future_stamps``) and reported (``LinkTrouble`` ``"future"``), and
+acknowledged once that fault is on the record. Event stamps never move the
+tick unwrapper's reference (:meth:`TickUnwrapper.place`): only the device's
+own times do, so a stamp placed half a period ahead cannot carry later
+ticks into the wrong period.
+
 **Never silent**: what the technician must hear of — events lost for good,
 edges the device's capture ring lost before they were numbered (the
 heartbeat's ``ring_overflows``: no gap in the numbers shows those), a button
 with no seat in the game, a device with fewer buttons than the game has
-seats — is counted in :class:`LinkStats`, logged, and handed to
-``on_trouble`` as a :class:`LinkTrouble` (the runtime journals it as a
-source fault and the host's panel shows it). Losses are summed and reported
-at most once per ``trouble_interval_s`` each, so a flood is a few alerts.
+seats, events stamped in the device's future — is counted in
+:class:`LinkStats`, logged, and handed to ``on_trouble`` as a
+:class:`LinkTrouble` (the runtime journals it as a source fault and the
+host's panel shows it). Losses and refusals are summed and reported at most
+once per ``trouble_interval_s`` each, so a flood is a few alerts.
 
 Lamp commands (:meth:`BridgeLink.set_lamp`) are written at once from the
 caller's thread (the lamp is on the latency path), remembered, resent until
@@ -144,6 +172,19 @@ class LinkConfig:
     #: Drop events stamped before the link was started (presses from before the
     #: program ran, still in a freshly met device's ring): they are not this game's.
     drop_before_start: bool = True
+    #: With ``drop_before_start``: the host instant (the link's clock) before which
+    #: a stamp is not this game's, instead of the link's start. ``attach_bridge``
+    #: gives the game's t = 0: a resumed game takes what the device still holds
+    #: from its own time (unacknowledged, so never journaled), presses of the
+    #: moments the host was down included.
+    not_before_ns: int | None = None
+    #: How far (µs) an event's stamp may lie past the latest time the device could
+    #: have read when its frame arrived before it is refused as a stamp from the
+    #: device's future (see the module docstring). Far above any error of the
+    #: clock model (its stated uncertainty is added on top) and the slowest
+    #: emulated chip's wander: it only decides how soon a wrong stamp is refused
+    #: rather than held, never whether an honest one is taken.
+    future_slack_us: int = 250_000
     #: Losses of one kind are reported (``on_trouble``) at most this often, summed.
     trouble_interval_s: float = 1.0
 
@@ -194,6 +235,16 @@ class LinkStats:
     #: Frames of another protocol version (of ``bad_frames``): firmware of
     #: another release than this host's, if the line is otherwise clean.
     bad_versions: int = 0
+    #: Events refused because their stamp lay in the device's future (beyond the
+    #: time its clock could have read when the frame arrived; see the module docstring).
+    future_stamps: int = 0
+    #: Events stamped after the device's latest reported time when they arrived,
+    #: held until it reported a time at or past their stamp (honest: a round's
+    #: events go out before the heartbeat that covers them).
+    stamp_waits: int = 0
+    #: Events handed on again because the record of the first delivery failed (the
+    #: sink's future failed: the journal could not be written).
+    record_retries: int = 0
 
 
 @dataclass(frozen=True)
@@ -206,6 +257,9 @@ class LinkTrouble:
       ring before they arrived (a gap the host can never fill);
     - ``"overflow"``: ``count`` edges the device's capture ring lost before
       it numbered them (its main loop fell behind the buttons);
+    - ``"future"``: ``count`` events refused, their stamps (up to ``ahead_us``
+      past the device's latest reported time) in the device's future: a
+      firmware fault; never handed on, never holding the watermark;
     - ``"unseated"``: ``button`` (1-based) has no seat in this game (of
       ``seats``); its presses are ignored;
     - ``"buttons"``: the device has ``count`` buttons, fewer than the game's
@@ -224,6 +278,8 @@ class LinkTrouble:
     detail: str
     button: int | None = None
     seats: int | None = None
+    #: ``"future"``: how far (µs) the furthest refused stamp lay past the device's time.
+    ahead_us: int | None = None
 
 
 @dataclass(frozen=True)
@@ -276,6 +332,41 @@ class _Session:
     pending: list[tuple[PressMsg | ReleaseMsg, int]] = field(default_factory=list)
 
 
+@dataclass
+class _Record:
+    """One event on its way to the record: the ACK covers it only once it is there."""
+
+    #: Handed on: the input to the sink, or its refusal (a trouble) to ``on_trouble``.
+    handed: bool = False
+    #: What the sink (or ``on_trouble``) returned for it: a future, done once the
+    #: input (or the fault) is on the record; anything else (None): nothing to wait for.
+    handle: Any = None
+    #: The input handed to the sink: handed on again, as it was, if its record failed.
+    item: Press | Release | None = None
+
+    def state(self) -> bool | None:
+        """True: on the record; False: not yet; None: its record failed (hand it on again)."""
+        if not self.handed:
+            return False
+        handle = self.handle
+        done = getattr(handle, "done", None)
+        if done is None:
+            return True
+        if not done():
+            return False
+        return None if handle.cancelled() or handle.exception() is not None else True
+
+
+@dataclass(frozen=True)
+class _Held:
+    """An event stamped past the device's latest reported time, waiting for it."""
+
+    message: PressMsg | ReleaseMsg
+    device_us: int
+    recv_ns: int
+    record: _Record
+
+
 class BridgeLink:
     """The serial link to one Pico (see the module docstring)."""
 
@@ -288,12 +379,14 @@ class BridgeLink:
         serial_factory: SerialFactory | None = None,
         on_event: Callable[[EventInfo], None] | None = None,
         mapper: ClockMapper | None = None,
-        sink: Callable[[Press | Release], None] | None = None,
+        sink: Callable[[Press | Release], object] | None = None,
         on_watermark: Callable[[], None] | None = None,
-        on_trouble: Callable[[LinkTrouble], None] | None = None,
+        on_trouble: Callable[[LinkTrouble], object] | None = None,
     ) -> None:
         self.config = config
-        #: Called (reader or keeper thread) with each :class:`LinkTrouble`.
+        #: Called (reader or keeper thread) with each :class:`LinkTrouble`. It may
+        #: return a future, done once the trouble is on the record (journaled): an
+        #: event refused for it is acknowledged to the device only then.
         self.on_trouble = on_trouble
         #: Called (reader thread) each time the published watermark moves on: the
         #: runtime need not poll for the moment a held press becomes decidable.
@@ -302,8 +395,13 @@ class BridgeLink:
             events if events is not None else queue.SimpleQueue()
         )
         #: Where each Press/Release goes: ``events.put`` unless a ``sink`` is given
-        #: (e.g. the controller's own input queue); called on the reader thread.
-        self._put: Callable[[Press | Release], None] = sink or self.events.put
+        #: (e.g. the controller's own input queue); called on the reader thread. A
+        #: sink may return a future (``concurrent.futures.Future``), done once the
+        #: input is on the record — journaled, or refused for good — and failed if
+        #: the record could not be written: the device's event is acknowledged only
+        #: once it is done (see the module docstring). Anything else (``None``: a
+        #: queue) is on the record at once.
+        self._put: Callable[[Press | Release], object] = sink or self.events.put
         self.pulses: queue.SimpleQueue[PulseReport] = queue.SimpleQueue()
         self._clock = clock
         self._serial_factory = serial_factory or serial.serial_for_url
@@ -348,6 +446,19 @@ class BridgeLink:
         self._mark_ns: int | None = None
         #: The device tick the published watermark stands for (the floor of the next stamps).
         self._mark_at_us: int | None = None
+        #: The device's own latest time (unwrapped µs, this boot): the highest tick it
+        #: reported as its time (HELLO, HEARTBEAT, PONG's sent tick). Reader thread only.
+        self._device_us: int | None = None
+        #: Events stamped past it, held until it reaches them (reader thread only).
+        self._held: list[_Held] = []
+        #: Events on their way to the record, by number, this boot (lock held).
+        self._records: dict[int, _Record] = {}
+        #: The last cumulative ACK sent (lock held).
+        self._ack_sent: int | None = None
+        #: Refusals waiting for their trouble to be handed on, by kind (lock held).
+        self._trouble_waiting: dict[str, list[_Record]] = {}
+        #: The furthest a refused stamp lay ahead since the last "future" report (µs).
+        self._future_ahead_us = 0
         self._last_heard_ns: int | None = None
 
     # -- life cycle ------------------------------------------------------------------
@@ -618,6 +729,9 @@ class BridgeLink:
                 PROTOCOL_VERSION,
             )
             return
+        if hello.boot_id != self._boot_id and self._held:
+            # The old boot's clock will never reach what is still held.
+            self._settle_unproven(now)
         with self._lock:
             new_boot = hello.boot_id != self._boot_id
             oldest = hello.oldest_unacked
@@ -649,13 +763,17 @@ class BridgeLink:
                 self.mapper.seed(device_us, now)
                 self._acked = self._highest = max(oldest - 1, 0)
                 self._above.clear()
+                # The old boot's numbers and times mean nothing to this one.
+                self._device_us = None
+                self._records.clear()
+                self._ack_sent = None
             else:
                 unwrapper = self._unwrapper
                 assert unwrapper is not None
                 if self.mapper.estimate is not None:
-                    unwrapper.rebase(hello.ticks, self.mapper.to_device_us(now))
+                    device_us = unwrapper.rebase(hello.ticks, self.mapper.to_device_us(now))
                 else:
-                    unwrapper.unwrap(hello.ticks)
+                    device_us = unwrapper.unwrap(hello.ticks)
                 # Only up to the events in hand: the ring's resends come next, and the
                 # heartbeat after them (checked against them) settles the rest.
                 if problem is None:
@@ -680,6 +798,9 @@ class BridgeLink:
             hello.boot_id,
             " (new boot)" if new_boot else " (same boot: resuming)",
         )
+        # The HELLO's tick is the device's time as it answered: what is held and
+        # stamped at or before it is taken (after a reconnect of the same boot).
+        self._prove(device_us)
         for lamp, state in lamps:
             self._send_lamp(lamp, state, resend=True)
         if self.mapper.ready:
@@ -693,8 +814,12 @@ class BridgeLink:
         hold_us = (pong.sent_ticks - pong.ticks) & (unwrapper.period - 1)
         if hold_us < unwrapper.period >> 1:  # else garbage: the answer before the read
             self.mapper.add_sample(pong.host_t0, device_us, now, hold_us)
+        else:
+            hold_us = 0
         with self._lock:
             self._stats.pongs += 1
+        # The device's time as it answered (what is held and stamped before it is taken).
+        self._prove(device_us + hold_us)
         if session.pending:
             pending, session.pending = session.pending, []
             for message, recv_ns in pending:
@@ -738,6 +863,9 @@ class BridgeLink:
             self._settle_lost(heartbeat.oldest_unacked)
             complete = self._acked >= heartbeat.next_event - 1 and not session.pending
         device_us = unwrapper.unwrap(heartbeat.ticks)
+        # Events held for a stamp past the device's time that it now reached are
+        # handed on first: the watermark passes nothing still to be handed on.
+        self._prove(device_us)
         if complete:
             self._advance_mark(device_us)
 
@@ -831,37 +959,156 @@ class BridgeLink:
         event = message.event
         unwrapper = self._unwrapper
         assert unwrapper is not None
+        failed: _Record | None = None
         with self._lock:
             self._ack_due = True
-            if event <= self._acked or event in self._above:
+            duplicate = event <= self._acked or event in self._above
+            if duplicate:
                 self._stats.duplicates += 1
-                return
-            if event > self._highest + 1:
-                self._stats.gaps += 1
-                log.warning(
-                    "bridge: events %d..%d missing (a resend should fill them)",
-                    self._highest + 1,
-                    event - 1,
-                )
-            elif event < self._highest:
-                self._stats.recovered += 1
-            self._highest = max(self._highest, event)
-            self._above.add(event)
-            self._advance()
-            self._stats.events += 1
-            # No gap before it: every event stamped before it is in hand.
-            in_order = self._acked >= event
+                known = self._records.get(event)
+                if known is not None and known.state() is None:
+                    failed = known
+            else:
+                if event > self._highest + 1:
+                    self._stats.gaps += 1
+                    log.warning(
+                        "bridge: events %d..%d missing (a resend should fill them)",
+                        self._highest + 1,
+                        event - 1,
+                    )
+                elif event < self._highest:
+                    self._stats.recovered += 1
+                self._highest = max(self._highest, event)
+                self._above.add(event)
+                self._advance()
+                self._stats.events += 1
+                # No gap before it: every event stamped before it is in hand.
+                in_order = self._acked >= event
+                record = self._records[event] = _Record()
+        if duplicate:
+            if failed is not None:
+                # Its record failed (the journal could not be written): the
+                # device's resend brings it to the record again.
+                self._retry(event, failed)
+            return
         # No wake-up of the keeper here: it acks on its own beat (``ack_interval_s``),
         # so that no other thread competes for the GIL while the press is handed on.
-        device_us = unwrapper.unwrap(message.ticks)
-        t_ns = self._deliver(message, device_us, recv_ns)
+        # Placed, not unwrapped: a stamp is not the device's time until it is proven.
+        device_us = unwrapper.place(message.ticks)
+        proven = self._device_us
+        assert proven is not None  # the HELLO's tick, at least
+        if device_us <= proven:
+            self._take(message, device_us, recv_ns, record, in_order)
+        elif device_us > self._future_bound(recv_ns):
+            self._refuse(message, device_us, record)
+        else:
+            # Stamped after the device's latest reported time, as an honest event
+            # may be (a round's events go out before its heartbeat): held until
+            # the device's time reaches it, normally at the very next frame.
+            with self._lock:
+                self._stats.stamp_waits += 1
+            self._held.append(_Held(message, device_us, recv_ns, record))
+
+    def _take(
+        self,
+        message: PressMsg | ReleaseMsg,
+        device_us: int,
+        recv_ns: int,
+        record: _Record,
+        in_order: bool,
+    ) -> None:
+        """Hand the event on and, with no gap before it, move the watermark to it."""
+        t_ns = self._deliver(message, device_us, recv_ns, record)
         # Only now, with the event handed on, may the watermark pass its stamp.
         if in_order:
             self._advance_mark(device_us, t_ns)
 
-    def _deliver(self, message: PressMsg | ReleaseMsg, device_us: int, recv_ns: int) -> int:
+    def _future_bound(self, recv_ns: int) -> int:
+        """The latest stamp (device µs) an event read at ``recv_ns`` may carry: the
+        latest time the device's clock could have read by then — the clock model's
+        (plus its stated uncertainty), or the device's own latest report if later —
+        plus ``future_slack_us``. An honest stamp is never later than the tick its
+        frame was sent at, so only a wrong one can lie beyond it."""
+        estimate = self.mapper.estimate
+        assert estimate is not None and self._device_us is not None
+        could = self.mapper.to_device_us(recv_ns) - (-estimate.uncertainty_ns // 1_000)
+        return max(could, self._device_us) + self.config.future_slack_us
+
+    def _refuse(self, message: PressMsg | ReleaseMsg, device_us: int, record: _Record) -> None:
+        """A stamp from the device's future: never handed on, never near the watermark;
+        counted and reported (acknowledged once the report is on the record)."""
+        proven = self._device_us
+        assert proven is not None
+        ahead = device_us - proven
+        with self._lock:
+            self._stats.future_stamps += 1
+            count = self._stats.future_stamps
+            self._count_trouble("future", 1)
+            self._future_ahead_us = max(self._future_ahead_us, ahead)
+            self._trouble_waiting.setdefault("future", []).append(record)
+        if count & (count - 1) == 0:  # the 1st, 2nd, 4th …: a flood logs little
+            log.warning(
+                "bridge: event %d refused (%d so far): stamped %.3f s past the device's "
+                "latest time, beyond what its clock could have read",
+                message.event,
+                count,
+                ahead / 1e6,
+            )
+
+    def _prove(self, device_us: int) -> None:
+        """The device reported its own time ``device_us`` (reader thread): the events
+        held for a stamp at or before it are handed on, in their order."""
+        proven = self._device_us
+        if proven is None or device_us > proven:
+            self._device_us = proven = device_us
+        if not self._held:
+            return
+        ready = [h for h in self._held if h.device_us <= proven]
+        if not ready:
+            return
+        self._held = [h for h in self._held if h.device_us > proven]
+        for held in sorted(ready, key=lambda h: h.message.event):
+            in_order = self._acked >= held.message.event
+            self._take(held.message, held.device_us, held.recv_ns, held.record, in_order)
+
+    def _settle_unproven(self, now: int) -> None:
+        """A new boot: the old clock will never reach the events still held. The
+        host's model of that clock judges them instead (reader thread, before the
+        model is reset): one whose stamp it has passed by now is handed on (it was
+        plausible when it came, and no watermark passed it), any other refused."""
+        held, self._held = self._held, []
+        device_now = self.mapper.to_device_us(now)
+        for item in sorted(held, key=lambda h: h.message.event):
+            if item.device_us <= device_now:
+                self._take(item.message, item.device_us, item.recv_ns, item.record, False)
+            else:
+                self._refuse(item.message, item.device_us, item.record)
+
+    def _retry(self, event: int, record: _Record) -> None:
+        """Bring to the record again an event whose record failed (reader thread)."""
+        item = record.item
+        if item is not None:
+            # As it was: its own stamp, though the watermark may have passed it
+            # since (the runtime then journals it and rules it late).
+            handle = self._put(item)
+            with self._lock:
+                record.handle = handle
+                self._stats.record_retries += 1
+            log.warning("bridge: event %d handed on again: its record failed", event)
+            return
+        with self._lock:  # a refusal whose fault was not journaled: reported again
+            record.handed = False
+            record.handle = None
+            self._stats.record_retries += 1
+            self._count_trouble("future", 1)
+            self._trouble_waiting.setdefault("future", []).append(record)
+
+    def _deliver(
+        self, message: PressMsg | ReleaseMsg, device_us: int, recv_ns: int, record: _Record
+    ) -> int:
         """Map the event's stamp (never below the watermark already published) and hand
-        it to the sink, unless it is not for this game (bad button, stale); the stamp."""
+        it to the sink, unless it is not for this game (bad button, stale); the stamp.
+        ``record`` learns what the sink returned (or that it is on the record already)."""
         hello = self._hello
         assert hello is not None
         published, at_us = self._mark_ns, self._mark_at_us
@@ -874,6 +1121,7 @@ class BridgeLink:
         if button >= hello.buttons:
             with self._lock:
                 self._stats.bad_events += 1
+                record.handed = True
             return t_ns
         if seats is not None and button >= len(seats):
             # A button wired beyond the game's players (button 7 of 8 in a 3-player
@@ -882,6 +1130,7 @@ class BridgeLink:
                 self._stats.unseated += 1
                 first = button not in self._unseated_logged
                 self._unseated_logged.add(button)
+                record.handed = True
             if first:
                 detail = (
                     f"button {button + 1} of the device has no seat in this game "
@@ -892,16 +1141,25 @@ class BridgeLink:
                     LinkTrouble("unseated", 1, detail, button=button + 1, seats=len(seats))
                 )
             return t_ns
-        if self.config.drop_before_start and t_ns < self._started_ns:
+        not_before = self.config.not_before_ns
+        if self.config.drop_before_start and t_ns < (
+            self._started_ns if not_before is None else not_before
+        ):
             with self._lock:
                 self._stats.stale += 1
+                record.handed = True
             return t_ns
         if raised:
             with self._lock:
                 self._stats.watermark_clamps += 1
         seat = seats[button] if seats is not None else button + 1
         pressed = isinstance(message, PressMsg)
-        self._put(Press(t_ns, seat) if pressed else Release(t_ns, seat))
+        item = Press(t_ns, seat) if pressed else Release(t_ns, seat)
+        handle = self._put(item)
+        with self._lock:
+            record.item = item
+            record.handle = handle
+            record.handed = True
         if self._event_hook is not None:
             self._event_hook(
                 EventInfo(
@@ -939,9 +1197,14 @@ class BridgeLink:
         if now - session.last_rx_ns > config.silence_timeout_s * _NS:
             self._drop(session, f"no frame for {config.silence_timeout_s} s")
             return 0
-        if self._ack_due:
-            self._ack_due = False
-            self._send(Ack(self._acked), session)
+        with self._lock:
+            point = self._ack_point()
+            ack = self._ack_due or point != self._ack_sent
+            if ack:
+                self._ack_due = False
+                self._ack_sent = point
+        if ack:
+            self._send(Ack(point), session)
         waits = [int(config.ping_interval_s * _NS), int(config.ack_interval_s * _NS)]
         if now >= session.next_ping_ns:
             t0 = self._clock()
@@ -970,6 +1233,26 @@ class BridgeLink:
         if self._trouble_ready or self._trouble_counts:
             waits.append(self._flush_troubles(now))
         return min(waits)
+
+    def _ack_point(self) -> int:
+        """The cumulative ACK the device may have (lock held): every event up to it
+        is in hand and on the record, or gone for good (lost, known to be so).
+
+        An event handed on whose record is not written yet (the runtime holds it
+        for the watermark, its batch's commit is under way) holds the ACK below
+        it, and so does one still held for its stamp, or refused and not yet
+        reported: the device keeps them, and resends them to the next host if
+        this one stops first.
+        """
+        point = self._acked
+        records = self._records
+        for event in sorted(records):
+            if event > point:
+                break
+            if records[event].state() is not True:
+                return event - 1
+            del records[event]
+        return point
 
     # -- troubles ----------------------------------------------------------------------
 
@@ -1020,6 +1303,7 @@ class BridgeLink:
         (no lock held); ns until the next summed loss may be reported."""
         interval = int(self.config.trouble_interval_s * _NS)
         wait = interval
+        waiting: dict[int, list[_Record]] = {}
         with self._lock:
             ready, self._trouble_ready = self._trouble_ready, []
             for kind in list(self._trouble_counts):
@@ -1029,24 +1313,42 @@ class BridgeLink:
                     continue
                 count = self._trouble_counts.pop(kind)
                 self._trouble_due[kind] = now + interval
-                ready.append(_loss(kind, count))
+                ahead = 0
+                if kind == "future":
+                    ahead, self._future_ahead_us = self._future_ahead_us, 0
+                trouble = _loss(kind, count, ahead)
+                ready.append(trouble)
+                # The events it refused: acknowledged once it is on the record.
+                waiting[id(trouble)] = self._trouble_waiting.pop(kind, [])
             self._stats.troubles += len(ready)
         hook = self.on_trouble
         for trouble in ready:
-            if hook is None:
-                continue
-            try:
-                hook(trouble)
-            except Exception:  # a bad listener must not take the link down
-                log.exception("bridge: on_trouble failed")
+            handle = None
+            if hook is not None:
+                try:
+                    handle = hook(trouble)
+                except Exception:  # a bad listener must not take the link down
+                    log.exception("bridge: on_trouble failed")
+            records = waiting.get(id(trouble))
+            if records:
+                with self._lock:
+                    for record in records:
+                        record.handle = handle
+                        record.handed = True
         return wait
 
 
-def _loss(kind: str, count: int) -> LinkTrouble:
+def _loss(kind: str, count: int, ahead_us: int = 0) -> LinkTrouble:
     if kind == "overflow":
         detail = (
             f"{count} edge(s) lost: the device's capture ring overflowed before they were numbered"
         )
+    elif kind == "future":
+        detail = (
+            f"{count} event(s) refused: stamped up to {ahead_us // 1_000} ms past the "
+            "device's latest time, beyond what its clock could have read"
+        )
+        return LinkTrouble(kind, count, detail, ahead_us=ahead_us)
     else:
         detail = f"{count} event(s) lost: the device dropped them before they arrived"
     return LinkTrouble(kind, count, detail)

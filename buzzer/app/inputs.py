@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, Protocol
 
@@ -193,28 +194,45 @@ class _TroubleGate:
 
     A trouble found while ``attach_bridge`` still waits for the handshake (a
     device with too few buttons) is not lost, nor journaled for a game that
-    then refuses to start with that Pico.
+    then refuses to start with that Pico. Each call answers a future that is
+    done once the trouble is journaled (the link acknowledges an event it
+    refused only then), a held one's too, once the source has joined.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._held: list[Any] = []
+        self._held: list[tuple[Any, Future[None]]] = []
         self._source: LinkSource | None = None
 
-    def __call__(self, trouble: Any) -> None:
+    def __call__(self, trouble: Any) -> Future[None]:
         with self._lock:
             source = self._source
             if source is None:
-                self._held.append(trouble)
-                return
-        source.trouble(trouble)
+                waiting: Future[None] = Future()
+                self._held.append((trouble, waiting))
+                return waiting
+        return source.trouble(trouble)
 
     def open(self, source: LinkSource) -> None:
         with self._lock:
             self._source = source
             held, self._held = self._held, []
-        for trouble in held:
-            source.trouble(trouble)
+        for trouble, waiting in held:
+            source.trouble(trouble).add_done_callback(_ends_as(waiting))
+
+
+def _ends_as(waiting: Future[None]) -> Callable[[Future[None]], None]:
+    """A done-callback that ends ``waiting`` as the future it is called with ended."""
+
+    def relay(done: Future[None]) -> None:
+        if done.cancelled():
+            waiting.cancel()
+        elif (error := done.exception()) is not None:
+            waiting.set_exception(error)
+        else:
+            waiting.set_result(None)
+
+    return relay
 
 
 class _OpenErrors:
@@ -297,10 +315,12 @@ def attach_bridge(
     Pico is back (``runtime.py``, the hub's ``source`` alert).
 
     What the link must tell (``LinkTrouble``: presses lost for good, edges its
-    capture ring lost, a button with no seat, fewer buttons than players) is
-    journaled as the source's fault and shown on the host's panel. A Pico with
-    fewer buttons than the game has players is :class:`PicoUnavailable` when
-    ``required`` (players who could never press), an alert otherwise.
+    capture ring lost, a button with no seat, fewer buttons than players,
+    events stamped in the device's future) is journaled as the source's fault
+    and shown on the host's panel. A Pico with fewer buttons than the game has
+    players is :class:`PicoUnavailable` when ``required`` (players who could
+    never press), an alert otherwise. The link acknowledges an event to the
+    Pico only once the runtime has journaled it (or its refusal's fault).
     """
     import serial  # type: ignore[import-untyped]
 
@@ -313,6 +333,12 @@ def attach_bridge(
         # Button i is seat i + 1, for the game's seats only: the buttons beyond
         # them are counted as unseated by the link, never delivered.
         config = dataclasses.replace(config, seats=tuple(range(1, players + 1)))
+    if config.not_before_ns is None:
+        # This game's presses are those from its t = 0 on. Resumed, that takes
+        # what the Pico still holds (never acknowledged: never journaled), the
+        # presses of the moments the host was down included: a restart loses
+        # none (journaled, and ruled late where their time was decided).
+        config = dataclasses.replace(config, not_before_ns=runtime.controller.t0_ns)
     holder: list[LinkSource] = []
     errors = _OpenErrors(serial.serial_for_url)
     troubles = _TroubleGate()

@@ -17,7 +17,9 @@ losing it.
   its pin, nothing stamped before that time is still on its way.
 - :class:`LinkSource` — the Pico: the link's own watermark, from the
   firmware's heartbeat (its tick, at least every millisecond) and the events
-  already delivered, mapped onto the host clock.
+  already delivered, mapped onto the host clock. What it hands over comes
+  back as a future that is done once it is on the record, for the link to
+  acknowledge the device's event only then.
 
 All times here are game time (ns since the game's t = 0); host monotonic
 stamps are moved onto it at the door (:meth:`Runtime.game_time`).
@@ -136,21 +138,52 @@ class LinkSource:
         self.link = link
         self._last: int | None = runtime.now()
 
-    def put(self, item: Input) -> None:
-        """The link's sink (its reader thread): ``item.t`` is a host monotonic stamp."""
-        runtime = self.runtime
-        runtime.deliver(self, dataclasses.replace(item, t=runtime.game_time(item.t)))
+    def put(self, item: Input) -> Future[None]:
+        """The link's sink (its reader thread): ``item.t`` is a host monotonic stamp.
 
-    def trouble(self, trouble: Any) -> None:
-        """A :class:`firmware_bridge.link.LinkTrouble` (presses lost, a button with no
-        seat, too few buttons): delivered as this source's fault, stamped now, so
-        that it is journaled where it happened (a replay shows it) and the host's
-        panel raises it (``hub.py``) — a loss is never only a line in a log."""
+        The future is done once the input is on the record (:func:`on_record`):
+        the link acknowledges the device's event only then.
+        """
         runtime = self.runtime
-        runtime.deliver(self, Fault(runtime.now(), self.name, False, str(trouble.detail)[:200]))
+        return on_record(
+            runtime.deliver(self, dataclasses.replace(item, t=runtime.game_time(item.t)))
+        )
+
+    def trouble(self, trouble: Any) -> Future[None]:
+        """A :class:`firmware_bridge.link.LinkTrouble` (presses lost, a button with no
+        seat, too few buttons, stamps from the device's future): delivered as this
+        source's fault, stamped now, so that it is journaled where it happened (a
+        replay shows it) and the host's panel raises it (``hub.py``) — a loss is
+        never only a line in a log. The future is done once the fault is journaled."""
+        runtime = self.runtime
+        fault = Fault(runtime.now(), self.name, False, str(trouble.detail)[:200])
+        return on_record(runtime.deliver(self, fault))
 
     def watermark(self) -> int | None:
         mark = self.link.watermark()
         if mark is not None:
             self._last = self.runtime.game_time(mark)
         return self._last
+
+
+def on_record(delivered: Future[Any]) -> Future[None]:
+    """A future that is done once the delivered input is on the record: journaled,
+    or refused for good (the runtime's :class:`~buzzer.runtime.runtime.CommandRefused`:
+    an input the journal can never hold, logged and counted there) — and that fails
+    with the error when the journal could not be written (the input may come again)."""
+    from buzzer.runtime.runtime import CommandRefused  # (runtime.py imports this module)
+
+    out: Future[None] = Future()
+
+    def relay(done: Future[Any]) -> None:
+        if done.cancelled():
+            out.cancel()
+            return
+        error = done.exception()
+        if error is None or isinstance(error, CommandRefused):
+            out.set_result(None)
+        else:
+            out.set_exception(error)
+
+    delivered.add_done_callback(relay)
+    return out
