@@ -92,8 +92,10 @@ class InstallOptions:
     drive: Path | None = None
     #: The longest wait for the Pico: its port after flashing, its HELLO after the reset.
     timeout: float = 60.0
-    #: How long a raw REPL may take to answer before the port is asked for a HELLO.
+    #: How long a raw REPL may take to answer before the port is asked for a HELLO,
+    #: and how long that HELLO may take.
     repl_timeout: float = 5.0
+    probe_timeout: float = 3.0
     #: After the reset, listen this long before speaking: a byte of a frame
     #: (0x03) would be a Ctrl-C to a main.py that has not turned Ctrl-C off yet.
     hello_quiet: float = 2.0
@@ -146,7 +148,7 @@ def install(
     try:
         repl = open_repl(port, options.repl_timeout)
     except NoRepl as exc:
-        hello = already_installed(port, identity, exc)
+        hello = already_installed(port, identity, exc, options.probe_timeout)
         progress.note("the Pico already runs this release's firmware: nothing to copy")
         return Installed(port, hello, copied=False, flashed=flashed)
     try:
@@ -230,10 +232,10 @@ def refuse_pico2(machine: str) -> None:
         raise InstallError(f"{shipped.PICO2_REFUSAL} (MicroPython says: {machine})")
 
 
-def already_installed(port: str, identity: bytes, no_repl: NoRepl) -> Hello:
+def already_installed(port: str, identity: bytes, no_repl: NoRepl, timeout: float) -> Hello:
     """No REPL answered: the Pico's HELLO if it runs this very firmware, else
     InstallError saying what runs there and how to get it into BOOTSEL mode."""
-    heard = listen(port, timeout=3.0, quiet=0.0)
+    heard = listen(port, timeout=timeout, quiet=0.0)
     hello = heard.hello
     if hello is not None:
         if hello.unsupported_chip:
@@ -280,8 +282,9 @@ def listen(
     port: str, timeout: float, quiet: float, clock: Callable[[], float] = time.monotonic
 ) -> Heard:
     """Open ``port`` (again, while it comes and goes: a Pico resetting), listen
-    ``quiet`` seconds, then send a HOST_HELLO every 0.25 s until a HELLO comes
-    or ``timeout`` runs out (it comes at boot unasked, too)."""
+    ``quiet`` seconds (or until a first frame shows the firmware's loop runs),
+    then send a HOST_HELLO every 0.25 s until a HELLO comes or ``timeout``
+    runs out (it comes at boot unasked, too)."""
     import serial
 
     deadline = clock() + timeout
@@ -318,6 +321,8 @@ def listen(
                 frames += 1
                 if isinstance(frame.message, Hello):
                     return Heard(frame.message, frames, bad_versions)
+                # A frame (a heartbeat): main.py's loop runs, Ctrl-C is off, speak now.
+                speak_at = min(speak_at, clock())
         return Heard(None, frames, bad_versions + decoder.stats.bad[BadFrame.VERSION])
     finally:
         if conn is not None:

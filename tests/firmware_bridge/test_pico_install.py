@@ -131,7 +131,7 @@ def test_a_pico_already_running_this_release_is_left_as_it_is(tmp_path: Path) ->
     out = io.StringIO()
     with Emulator() as emulator:
         done = install(
-            InstallOptions(port=emulator.path, repl_timeout=1.5),
+            InstallOptions(port=emulator.path, repl_timeout=1.0, probe_timeout=1.5),
             ConsoleProgress(out),
             _places(tmp_path),
         )
@@ -146,7 +146,7 @@ def test_a_pico_running_another_firmware_is_told_the_way_to_bootsel(tmp_path: Pa
         pytest.raises(InstallError) as caught,
     ):
         install(
-            InstallOptions(port=emulator.path, repl_timeout=1.5),
+            InstallOptions(port=emulator.path, repl_timeout=1.0, probe_timeout=1.5),
             ConsoleProgress(io.StringIO()),
             _places(tmp_path),
         )
@@ -185,7 +185,7 @@ def test_a_pico_with_an_older_protocol_is_told_the_way_to_bootsel(tmp_path: Path
     try:
         with pytest.raises(InstallError, match="runs an older svoyak firmware") as caught:
             install(
-                InstallOptions(port=str(port), repl_timeout=1.5),
+                InstallOptions(port=str(port), repl_timeout=1.0, probe_timeout=1.5),
                 ConsoleProgress(io.StringIO()),
                 _places(tmp_path),
             )
@@ -204,7 +204,7 @@ def test_a_pico2_is_refused(tmp_path: Path) -> None:
         pytest.raises(InstallError, match="Pico 2 / RP2350 is not supported"),
     ):
         install(
-            InstallOptions(port=emulator.path, repl_timeout=1.5),
+            InstallOptions(port=emulator.path, repl_timeout=1.0, probe_timeout=1.5),
             ConsoleProgress(io.StringIO()),
             _places(tmp_path),
         )
