@@ -49,6 +49,7 @@ import importlib
 import os
 import queue
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -243,6 +244,9 @@ class LoopbackPulses:
             device.close()
 
 
+#: How long the generator holds a release before its next RUN may start: past
+#: any hold-off the self-test meets (the Pico's 10 ms, the pin map's), with room.
+GENERATOR_RELEASE_SETTLE_NS = 20 * NS_PER_MS
 #: A burst through the generator ends with its own release this long after its
 #: last edge, in the same RUN: the release's stamp minus the press's then shows
 #: which edge the press was stamped at, on the generator's exact clock.
@@ -299,8 +303,12 @@ class GeneratorPulses:
         return int(self.generator.run([(self._levels(self._down), 0)]))
 
     def release(self, key: str) -> int:
+        """The release, then the level held ``GENERATOR_RELEASE_SETTLE_NS`` on the
+        generator's own clock: its next RUN waits for that, so no edge of the next
+        check falls inside this release's hold-off, however late the RUN's bytes
+        reached the generator (the host's pause alone cannot promise that)."""
         self._down.discard(key)
-        return int(self.generator.run([(self._levels(self._down), 0)]))
+        return int(self.generator.run([(self._levels(self._down), GENERATOR_RELEASE_SETTLE_NS)]))
 
     def press_pair(self, first: str, second: str, offset_ns: int) -> tuple[int, int]:
         """At 0 ns one step sets both: the very same instruction, a true tie."""
@@ -316,7 +324,7 @@ class GeneratorPulses:
         rest, down = self._levels(self._down - {key}), self._levels(self._down | {key})
         steps = [(down if i % 2 == 0 else rest, spacing_ns) for i in range(edges)]
         steps[-1] = (steps[-1][0], self.burst_release_ns)
-        steps.append((rest, 0))
+        steps.append((rest, GENERATOR_RELEASE_SETTLE_NS))
         self._down.discard(key)
         return int(self.generator.run(steps))
 
@@ -324,7 +332,10 @@ class GeneratorPulses:
         """One press ``width_ns`` long, in one RUN: exact, however slow the USB."""
         t = int(
             self.generator.run(
-                [(self._levels(self._down | {key}), width_ns), (self._levels(self._down), 0)]
+                [
+                    (self._levels(self._down | {key}), width_ns),
+                    (self._levels(self._down), GENERATOR_RELEASE_SETTLE_NS),
+                ]
             )
         )
         return t, t + width_ns
@@ -433,6 +444,32 @@ class RigSink:
             game(event)
 
 
+class DeviceStamps:
+    """The Pico's own stamps of the events its link delivered (the link's ``on_event``).
+
+    Two host stamps are the Pico's two stamps mapped by the link's clock fit,
+    which a young fit (the first seconds of a link) may move between them by
+    tens of µs; a check of an interval on the pulse source's exact clock (the
+    bounce burst: "stamped at its first edge" is a 50 µs question) reads the
+    Pico's clock itself instead.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_event: dict[tuple[int, bool, int], int] = {}
+
+    def record(self, info: Any) -> None:
+        with self._lock:
+            self._by_event[(info.seat, info.pressed, info.t_ns)] = info.device_us
+
+    def of(self, event: ButtonEvent) -> int | None:
+        seat = getattr(event, "seat", None)
+        if seat is None:
+            return None
+        with self._lock:
+            return self._by_event.get((seat, isinstance(event, Press), event.t))
+
+
 @dataclass
 class Rig:
     """A pulse source, the input path it feeds, and what that path does."""
@@ -467,6 +504,10 @@ class Rig:
     wait_bound_ns: int | None = None
     #: Why this pulse source cannot run the latency check (None: it can).
     no_latency_check: str | None = None
+    #: The Pico's own stamp (device µs) of an event it delivered, by
+    #: ``(seat, pressed, host t)`` (``DeviceStamps``): an interval between two of
+    #: them is the Pico's clock alone, with no clock fit in between.
+    device_stamps: DeviceStamps | None = None
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -665,7 +706,8 @@ def pico_generator_rig(pinmap: PinMap, generator_port: str, pico_port: str) -> R
     wired = seats[: min(generator.info.channels, len(logic.BUTTON_PINS))]
     sink = RigSink()
     config = LinkConfig(pico_port, seats=tuple(int(k) for k in wired))
-    link = BridgeLink(config, sink=sink).start()
+    stamps = DeviceStamps()
+    link = BridgeLink(config, sink=sink, on_event=stamps.record).start()
     connected = link.wait_connected(PICO_CONNECT_TIMEOUT_S)
     refusal = None if link.device is None else hello_refusal(link.device)
     if refusal is not None:
@@ -701,6 +743,7 @@ def pico_generator_rig(pinmap: PinMap, generator_port: str, pico_port: str) -> R
         sink=sink,
         link=link,
         no_latency_check=GENERATOR_NO_LATENCY,
+        device_stamps=stamps,
     )
 
 
@@ -1011,16 +1054,32 @@ def _stamped_at_first_edge(
     after it (within half an edge spacing), on the pulse source's own exact clock."""
     if not presses:
         return False
-    releases = [e for e in events if isinstance(e, Release) and key_of(e) == key]
+    # The burst's own release: after its press. A release of the check before
+    # (delivered late by a slow path, after the drain) is not it.
+    after = presses[0].t
+
+    def burst_release(e: ButtonEvent) -> bool:
+        return isinstance(e, Release) and key_of(e) == key and e.t > after
+
+    releases = [e for e in events if burst_release(e)]
     if not releases:
         releases = [
             e
-            for e in _collect(rig, lambda got: any(isinstance(e, Release) for e in got), 1.0)
-            if isinstance(e, Release) and key_of(e) == key
+            # As long as any input may take to come back (a paced chip model's
+            # link delivers seconds late on a busy machine; a Pi's GPIO at once).
+            for e in _collect(
+                rig, lambda got: any(burst_release(e) for e in got), rig.reply_timeout_s
+            )
+            if burst_release(e)
         ]
     if not releases:
         return False
     measured = releases[0].t - presses[0].t
+    stamps = rig.device_stamps
+    if stamps is not None:
+        pressed_us, released_us = stamps.of(presses[0]), stamps.of(releases[0])
+        if pressed_us is not None and released_us is not None:
+            measured = (released_us - pressed_us) * NS_PER_US
     return abs(measured - press_to_release_ns) < BURST_SPACING_NS // 2
 
 

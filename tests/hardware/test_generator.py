@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
+import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -139,7 +140,9 @@ def test_a_burst_ends_with_its_own_release_exactly_where_commanded() -> None:
         (down, BURST_SPACING_NS),
         (up, BURST_SPACING_NS),
         (down, GENERATOR_BURST_RELEASE_NS),
-        (up, 0),
+        # The release, held on the generator's clock past any hold-off: the next
+        # RUN cannot start an edge inside it, however late its bytes come.
+        (up, selftest.GENERATOR_RELEASE_SETTLE_NS),
     ]
 
 
@@ -148,7 +151,8 @@ def test_the_first_edge_is_told_from_a_later_one_by_the_release() -> None:
     distance before the release; stamped at the 3rd or 5th edge, 200 or 400 µs less."""
     length = 4 * BURST_SPACING_NS + GENERATOR_BURST_RELEASE_NS
     release = Release(10_000_000_000, 1)
-    rig: Any = None  # not consulted: the release is among the events
+    # The release is among the events; no device stamps: the host's are used.
+    rig: Any = types.SimpleNamespace(device_stamps=None)
     for stamped_at, expected in ((0, True), (2, False), (4, False)):
         press = Press(release.t - length + stamped_at * BURST_SPACING_NS, 1)
         got = _stamped_at_first_edge(rig, "1", [press], [press, release], length)
@@ -317,7 +321,7 @@ def test_selftest_generator_presses_a_pico_end_to_end(
     captured = capsys.readouterr()
     assert captured.out, f"status {status}: {captured.err}"
     report = json.loads(captured.out)
-    assert status == 0, json.dumps(report["fairness"])
+    assert status == 0, json.dumps({k: report[k] for k in ("fairness", "bounce")})
     assert report["mode"] == "generator-pico"
     rows = {r["offset_us"]: r for r in report["fairness"]["rows"]}
     assert rows[0]["ties"] == 4
@@ -326,7 +330,7 @@ def test_selftest_generator_presses_a_pico_end_to_end(
         assert rows[offset]["gap_median_us"] == pytest.approx(offset, abs=3)
     assert set(report["not_run"]) == {"latency"}  # the only check asked that cannot run
     bounce = {r["key"]: r for r in report["bounce"]}
-    assert set(bounce) == {"1", "2"}
+    assert {"1", "2"} <= set(bounce)  # every wired seat
     for row in bounce.values():
         # One press, stamped at the burst's first edge, nothing lost on the way.
         assert row["ok"] and row["presses"] == 1 and row["first_edge_stamp"], row
