@@ -238,6 +238,10 @@ class LinkStats:
     #: Events refused because their stamp lay in the device's future (beyond the
     #: time its clock could have read when the frame arrived; see the module docstring).
     future_stamps: int = 0
+    #: HEARTBEATs refused because their tick lay in the device's future (the same
+    #: bound as an event's): a forged tick would carry the watermark ahead and make
+    #: every honest press after it late.
+    future_ticks: int = 0
     #: Events stamped after the device's latest reported time when they arrived,
     #: held until it reported a time at or past their stamp (honest: a round's
     #: events go out before the heartbeat that covers them).
@@ -260,6 +264,9 @@ class LinkTrouble:
     - ``"future"``: ``count`` events refused, their stamps (up to ``ahead_us``
       past the device's latest reported time) in the device's future: a
       firmware fault; never handed on, never holding the watermark;
+    - ``"future_tick"``: ``count`` HEARTBEATs refused, their ticks (up to
+      ``ahead_us``) past what the device's clock could have read: never
+      moving the watermark;
     - ``"unseated"``: ``button`` (1-based) has no seat in this game (of
       ``seats``); its presses are ignored;
     - ``"buttons"``: the device has ``count`` buttons, fewer than the game's
@@ -459,6 +466,8 @@ class BridgeLink:
         self._trouble_waiting: dict[str, list[_Record]] = {}
         #: The furthest a refused stamp lay ahead since the last "future" report (µs).
         self._future_ahead_us = 0
+        #: The furthest a refused heartbeat's tick lay ahead since the last report (µs).
+        self._future_tick_ahead_us = 0
         self._last_heard_ns: int | None = None
 
     # -- life cycle ------------------------------------------------------------------
@@ -705,7 +714,7 @@ class BridgeLink:
             else:
                 session.pending.append((message, now))
         elif isinstance(message, Heartbeat):
-            self._on_heartbeat(session, message)
+            self._on_heartbeat(session, message, now)
         elif isinstance(message, Pong):
             self._on_pong(session, message, now)
         elif isinstance(message, CmdAck):
@@ -829,13 +838,21 @@ class BridgeLink:
         if session.handshaken and self._session is session:
             self._connected.set()
 
-    def _on_heartbeat(self, session: _Session, heartbeat: Heartbeat) -> None:
+    def _on_heartbeat(self, session: _Session, heartbeat: Heartbeat, recv_ns: int) -> None:
         """Counters, lost events, and the watermark: every event stamped at or
         before the heartbeat's tick came ahead of it, so once all those it
         counts are in hand (none missing, none waiting for the clock fit),
-        nothing older than its tick is still to come."""
+        nothing older than its tick is still to come.
+
+        A tick beyond what the device's clock could have read when the frame
+        came (the clock model's time, its uncertainty and ``future_slack_us``)
+        is refused whole, as an event's stamp is: taken, it would carry the
+        watermark ahead, the host would decide that far ahead, and every honest
+        press stamped before it would be late."""
         unwrapper = self._unwrapper
         assert unwrapper is not None
+        if self._future_tick(heartbeat, unwrapper.place(heartbeat.ticks), recv_ns):
+            return
         with self._lock:
             self._stats.heartbeats += 1
             problem = self._counters_problem(heartbeat.next_event, heartbeat.oldest_unacked)
@@ -868,6 +885,30 @@ class BridgeLink:
         self._prove(device_us)
         if complete:
             self._advance_mark(device_us)
+
+    def _future_tick(self, heartbeat: Heartbeat, device_us: int, recv_ns: int) -> bool:
+        """True (counted, reported, logged) if ``heartbeat``'s tick lies past what
+        the device's clock could have read at ``recv_ns``; reader thread."""
+        estimate = self.mapper.estimate
+        if estimate is None:
+            return False  # no model of the device's clock yet: nothing to hold it to
+        could = self.mapper.to_device_us(recv_ns) - (-estimate.uncertainty_ns // 1_000)
+        ahead = device_us - could
+        if ahead <= self.config.future_slack_us:
+            return False
+        with self._lock:
+            self._stats.future_ticks += 1
+            count = self._stats.future_ticks
+            self._count_trouble("future_tick", 1)
+            self._future_tick_ahead_us = max(self._future_tick_ahead_us, ahead)
+        if count & (count - 1) == 0:  # the 1st, 2nd, 4th …: a flood logs little
+            log.warning(
+                "bridge: HEARTBEAT refused (%d so far): its tick %.3f s past what the "
+                "device's clock could have read",
+                count,
+                ahead / 1e6,
+            )
+        return True
 
     def _advance_mark(self, device_us: int, mapped_ns: int | None = None) -> None:
         """Move the watermark to ``device_us`` (reader thread only) and publish it.
@@ -1316,6 +1357,8 @@ class BridgeLink:
                 ahead = 0
                 if kind == "future":
                     ahead, self._future_ahead_us = self._future_ahead_us, 0
+                elif kind == "future_tick":
+                    ahead, self._future_tick_ahead_us = self._future_tick_ahead_us, 0
                 trouble = _loss(kind, count, ahead)
                 ready.append(trouble)
                 # The events it refused: acknowledged once it is on the record.
@@ -1347,6 +1390,12 @@ def _loss(kind: str, count: int, ahead_us: int = 0) -> LinkTrouble:
         detail = (
             f"{count} event(s) refused: stamped up to {ahead_us // 1_000} ms past the "
             "device's latest time, beyond what its clock could have read"
+        )
+        return LinkTrouble(kind, count, detail, ahead_us=ahead_us)
+    elif kind == "future_tick":
+        detail = (
+            f"{count} heartbeat(s) refused: their time up to {ahead_us // 1_000} ms past "
+            "what the device's clock could have read"
         )
         return LinkTrouble(kind, count, detail, ahead_us=ahead_us)
     else:

@@ -600,9 +600,11 @@ class PanelHub:
 
 
 #: Source alerts that report a loss or a misfit, not a state: a "back" keeps them.
-LASTING_SOURCE_REASONS = frozenset({"lost", "overflow", "future", "unseated", "buttons", "held"})
+LASTING_SOURCE_REASONS = frozenset(
+    {"lost", "overflow", "future", "future_tick", "unseated", "buttons", "held"}
+)
 #: Losses whose counts add up in one standing alert.
-SUMMED_SOURCE_REASONS = frozenset({"lost", "overflow", "future"})
+SUMMED_SOURCE_REASONS = frozenset({"lost", "overflow", "future", "future_tick"})
 
 
 def _source_fault_reason(detail: object) -> dict[str, Any]:
@@ -611,7 +613,8 @@ def _source_fault_reason(detail: object) -> dict[str, Any]:
     from the Pico link's troubles (``firmware_bridge.link.LinkTrouble``): "lost" (``count``
     presses and releases the device dropped before they arrived), "overflow" (``count``
     edges its capture ring lost), "future" (``count`` events refused, stamped up
-    to ``ms`` past the device's own time: a firmware fault), "unseated" (``button``
+    to ``ms`` past the device's own time: a firmware fault), "future_tick" (``count``
+    heartbeats refused, their time up to ``ms`` ahead), "unseated" (``button``
     has no seat of the game's ``seats``), "buttons" (the device has ``count``
     buttons for ``seats`` seats), "held" (``button``: the buttons, e.g. "1, 3",
     were held at the Pico's power-up: a stuck button or cable)."""
@@ -630,6 +633,9 @@ def _source_fault_reason(detail: object) -> dict[str, Any]:
     found = re.match(r"(\d+) event\(s\) refused: stamped up to (\d+) ms past", text)
     if found:
         return {"why": "future", "count": int(found.group(1)), "ms": int(found.group(2))}
+    found = re.match(r"(\d+) heartbeat\(s\) refused: their time up to (\d+) ms past", text)
+    if found:
+        return {"why": "future_tick", "count": int(found.group(1)), "ms": int(found.group(2))}
     found = re.match(r"button (\d+) of the device has no seat in this game \((\d+) seats\)", text)
     if found:
         return {"why": "unseated", "button": int(found.group(1)), "seats": int(found.group(2))}

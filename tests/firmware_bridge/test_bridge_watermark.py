@@ -160,9 +160,13 @@ class Observed:
 
 
 @contextlib.contextmanager
-def scripted_link(**config: object) -> Iterator[tuple[ScriptedDevice, BridgeLink, Observed]]:
+def scripted_link(
+    clock: list[int] | None = None, **config: object
+) -> Iterator[tuple[ScriptedDevice, BridgeLink, Observed]]:
     """A link on a frozen clock to a scripted device, with a thread watching its
-    watermark; the device has answered nothing yet (the link's HOST_HELLO is in)."""
+    watermark; the device has answered nothing yet (the link's HOST_HELLO is in).
+    ``clock``: a one-item list the test moves on (the host's time in ns), for a
+    device whose reports must stay within what its clock could have read."""
     device = ScriptedDevice()
     seen = Observed()
     holder: list[BridgeLink] = []
@@ -173,7 +177,7 @@ def scripted_link(**config: object) -> Iterator[tuple[ScriptedDevice, BridgeLink
 
     link = BridgeLink(
         LinkConfig(device.path, drop_before_start=False, **config),  # type: ignore[arg-type]
-        clock=lambda: NOW_NS,
+        clock=(lambda: NOW_NS) if clock is None else (lambda: clock[0]),
         sink=sink,
         on_event=seen.infos.append,
         on_trouble=seen.troubles.append,
@@ -470,18 +474,50 @@ def test_a_stamp_is_refused_only_beyond_what_the_devices_clock_could_have_read()
     """The bound is the device's time as the host's model has it at the frame's
     arrival (or the device's own latest report, if later), plus the slack:
     a stamp within it is held for its proof, one beyond it refused."""
-    with scripted_link(future_slack_us=100_000) as (device, link, seen):
+    clock = [NOW_NS]
+    with scripted_link(clock, future_slack_us=100_000) as (device, link, seen):
         connect_now(device, link)
         t = START_US
         device.send(beat(t + 100, 1), press(1, t + 99_000), press(2, t + 101_000, 1))
         device.sync(link)
         stats = link.stats()
         assert (stats.stamp_waits, stats.future_stamps) == (1, 1)
-        # The device's own report moves the bound: later stamps are judged from it.
+        # 150 ms on, the device's own report moves the bound: later stamps are
+        # judged from it (a heartbeat is held to the clock model as a stamp is).
+        clock[0] += 150_000_000
         device.send(beat(t + 150_000, 3), press(3, t + 240_000, 2), beat(t + 250_000, 4))
         device.sync(link)
         assert [i.event for i in seen.infos] == [1, 3]
         assert link.stats().future_stamps == 1
+        seen.check()
+
+
+def test_a_heartbeat_beyond_what_the_devices_clock_could_have_read_moves_nothing() -> None:
+    """A heartbeat's tick is held to the same bound as an event's stamp: within
+    it the watermark follows the heartbeat; beyond it (a forged or broken tick)
+    the heartbeat is refused whole, counted and reported, and neither the
+    watermark nor the device's proven time moves."""
+    clock = [NOW_NS]
+    with scripted_link(clock, future_slack_us=100_000) as (device, link, seen):
+        connect_now(device, link)
+        t = START_US
+        device.send(beat(t + 50_000, 1))
+        device.sync(link)
+        before = link.watermark()
+        assert before == NOW_NS + 50_000_000
+        device.send(beat(t + 20_000_000, 1))  # 20 s ahead of the device's clock
+        device.sync(link)
+        assert link.stats().future_ticks == 1
+        assert link.watermark() == before
+        # An honest press stamped now is taken as ever, not held behind the forgery.
+        clock[0] += 1_000_000
+        device.send(press(1, t + 60_000), beat(t + 61_000, 2))
+        device.sync(link)
+        assert [i.event for i in seen.infos] == [1]
+        assert link.watermark() == NOW_NS + 61_000_000
+        wait_for(lambda: any(x.kind == "future_tick" for x in seen.troubles), "the trouble")
+        (trouble,) = [x for x in seen.troubles if x.kind == "future_tick"]
+        assert trouble.count == 1 and trouble.detail.startswith("1 heartbeat(s) refused")
         seen.check()
 
 
@@ -492,7 +528,8 @@ def test_with_32_bit_ticks_a_stamp_half_an_hour_ahead_is_refused() -> None:
     bits = 32
     wide = (1 << bits) - 1
     t = 3_000_000_000  # and the counter wraps on the way
-    with scripted_link() as (device, link, seen):
+    clock = [NOW_NS]
+    with scripted_link(clock) as (device, link, seen):
         device.send(
             p.Hello(p.PROTOCOL_VERSION, (2, 0, 0), 4, 4, bits, b"SCRIPTED", 0xB032, t, 1, 1),
             p.Pong(NOW_NS, t, t),
@@ -509,6 +546,7 @@ def test_with_32_bit_ticks_a_stamp_half_an_hour_ahead_is_refused() -> None:
         assert link.stats().future_stamps == 1
         (info,) = seen.infos
         assert info.device_us == t + 200
+        clock[0] += 2_000_000_000_000  # 2,000 s on, the device's time too:
         device.send(beat32(t + 2_000_000_000, 3))  # past the wrap
         device.sync(link)
         assert link.watermark() == NOW_NS + 1_000 * 2_000_000_000

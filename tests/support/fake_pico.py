@@ -98,6 +98,13 @@ class FakePico:
             self._send(message)
             return event
 
+    def forge_heartbeat(self, ahead_us: int) -> None:
+        """One HEARTBEAT whose tick is ``ahead_us`` past the device's clock (its
+        counters honest): what a firmware fault or a forger might send."""
+        with self._lock:
+            tick = (self.now_us() + ahead_us) & self.mask
+            self._send(p.Heartbeat(tick, *self._counters(), 0, 0, 0))
+
     def acks(self) -> list[tuple[int, int]]:
         """Every cumulative ACK the host sent: (device µs at its arrival, event)."""
         with self._lock:

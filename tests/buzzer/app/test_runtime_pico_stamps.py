@@ -153,7 +153,9 @@ def test_a_press_stamped_in_the_devices_future_is_refused_on_the_record(tmp_path
         )
         (alert,) = alerts
         assert alert["source"] == "pico" and alert["count"] == 1
-        assert FORGED_AHEAD_US // 1000 - 1000 <= alert["ms"] <= FORGED_AHEAD_US // 1000
+        # Ahead of the device's latest report, which is up to a heartbeat (and
+        # the machine's stalls) older than the forged stamp's "now".
+        assert FORGED_AHEAD_US // 1000 - 1000 <= alert["ms"] <= FORGED_AHEAD_US // 1000 + 100
         # Counted once, though the device resent it until the fault was journaled;
         # and then acknowledged, with the honest ones.
         wait(lambda: pico.unacked() == [], "every event acknowledged")
@@ -162,6 +164,43 @@ def test_a_press_stamped_in_the_devices_future_is_refused_on_the_record(tmp_path
     words = (Path(__file__).parents[3] / "buzzer/panel/static/i18n.js").read_text("utf-8")
     assert '"alert.source.future": "Кнопки «{source}»: устройство прислало' in words
     assert '"alert.source.future": "The {source} buttons: the device sent {count}' in words
+
+
+def test_a_heartbeat_from_the_devices_future_is_refused_and_moves_nothing(
+    tmp_path: Path,
+) -> None:
+    """A HEARTBEAT's tick is a stamp too: 20 s ahead, taken, it would carry the
+    watermark 20 s past the host's clock and every honest press after it would
+    be late. Refused whole: counted, journaled as the source's fault, an alert;
+    the honest presses after it are journaled and ruled as any."""
+    with (
+        JournalStore(tmp_path / "g.sqlite") as store,
+        FakePico(buttons=PLAYERS) as pico,
+        game(store, pico) as (_controller, runtime, attached, hub, record),
+    ):
+        link = attached.link
+        open_question(runtime)
+        pico.forge_heartbeat(FORGED_AHEAD_US)
+        wait(lambda: link.stats().future_ticks == 1, "the forged heartbeat refused")
+        mark = link.watermark()
+        assert mark is not None and mark < time.monotonic_ns() + 1_000_000_000
+        pico.press(1)  # seat 2
+        pico.press(2)  # seat 3
+        wait(lambda: len(presses(store)) == 2, "the honest presses journaled")
+        wait(lambda: record.recognized == [2], "seat 2 recognized")
+        assert runtime.stats.behind == 0 and record.late == 0
+        wait(lambda: any(r["type"] == "fault" for r in lines(store)), "the fault line")
+        (fault,) = [r for r in lines(store) if r["type"] == "fault"]
+        assert fault["source"] == "pico"
+        assert fault["detail"].startswith("1 heartbeat(s) refused: their time up to ")
+        (alert,) = wait(
+            lambda: [a for a in list(hub.alerts) if a.get("why") == "future_tick"],
+            "the host's alert",
+        )
+        assert alert["count"] == 1
+        # Ahead of the device's latest report, which is up to a heartbeat (and
+        # the machine's stalls) older than the forged stamp's "now".
+        assert FORGED_AHEAD_US // 1000 - 1000 <= alert["ms"] <= FORGED_AHEAD_US // 1000 + 100
 
 
 def test_an_event_is_acknowledged_only_once_journaled(tmp_path: Path) -> None:
