@@ -122,6 +122,29 @@ def open_question(runtime: Runtime) -> None:
     host(runtime, lambda t: Select(t, None, None), ReadingStart, ReadingEnd)
 
 
+def honest_presses_then_refused_on_the_record(
+    pico: FakePico, store: Any, runtime: Runtime, hub: Any, record: Any, why: str, detail: str
+) -> None:
+    """After a forged stamp: the honest presses are journaled at once (not 20 s
+    later) and ruled as any; the forgery is the pico source's fault on the
+    record and a host's alert (``why``) that says how far ahead it was."""
+    pico.press(1)  # seat 2
+    pico.press(2)  # seat 3
+    wait(lambda: len(presses(store)) == 2, "the honest presses journaled")
+    assert [r["seat"] for r in presses(store)] == [2, 3]
+    wait(lambda: record.recognized == [2], "seat 2 recognized")
+    assert "window_closed" not in "".join(record.decisions)
+    assert runtime.stats.behind == 0 and record.late == 0
+    wait(lambda: any(r["type"] == "fault" for r in lines(store)), "the fault line")
+    (fault,) = [r for r in lines(store) if r["type"] == "fault"]
+    assert fault["source"] == "pico" and fault["detail"].startswith(detail)
+    (alert,) = wait(lambda: [a for a in list(hub.alerts) if a.get("why") == why], "the alert")
+    assert alert["source"] == "pico" and alert["count"] == 1
+    # Ahead of the device's latest report, which is up to a heartbeat (and the
+    # machine's stalls) older than the forged stamp's "now".
+    assert FORGED_AHEAD_US // 1000 - 1000 <= alert["ms"] <= FORGED_AHEAD_US // 1000 + 100
+
+
 def test_a_press_stamped_in_the_devices_future_is_refused_on_the_record(tmp_path: Path) -> None:
     with (
         JournalStore(tmp_path / "g.sqlite") as store,
@@ -135,27 +158,9 @@ def test_a_press_stamped_in_the_devices_future_is_refused_on_the_record(tmp_path
         # It holds nothing: the link's promise stays on the host's clock, not 20 s ahead.
         mark = link.watermark()
         assert mark is not None and mark < time.monotonic_ns() + 1_000_000_000
-        # The honest presses after it: journaled at once (not 20 s later), ruled as any.
-        pico.press(1)  # seat 2
-        pico.press(2)  # seat 3
-        wait(lambda: len(presses(store)) == 2, "the honest presses journaled")
-        assert [r["seat"] for r in presses(store)] == [2, 3]
-        wait(lambda: record.recognized == [2], "seat 2 recognized")
-        assert "window_closed" not in "".join(record.decisions)
-        assert runtime.stats.behind == 0 and record.late == 0
-        # Refused on the record: the pico source's fault, and the host's alert.
-        wait(lambda: any(r["type"] == "fault" for r in lines(store)), "the fault line")
-        (fault,) = [r for r in lines(store) if r["type"] == "fault"]
-        assert fault["source"] == "pico"
-        assert fault["detail"].startswith("1 event(s) refused: stamped up to ")
-        alerts = wait(
-            lambda: [a for a in list(hub.alerts) if a.get("why") == "future"], "the host's alert"
+        honest_presses_then_refused_on_the_record(
+            pico, store, runtime, hub, record, "future", "1 event(s) refused: stamped up to "
         )
-        (alert,) = alerts
-        assert alert["source"] == "pico" and alert["count"] == 1
-        # Ahead of the device's latest report, which is up to a heartbeat (and
-        # the machine's stalls) older than the forged stamp's "now".
-        assert FORGED_AHEAD_US // 1000 - 1000 <= alert["ms"] <= FORGED_AHEAD_US // 1000 + 100
         # Counted once, though the device resent it until the fault was journaled;
         # and then acknowledged, with the honest ones.
         wait(lambda: pico.unacked() == [], "every event acknowledged")
@@ -184,23 +189,9 @@ def test_a_heartbeat_from_the_devices_future_is_refused_and_moves_nothing(
         wait(lambda: link.stats().future_ticks == 1, "the forged heartbeat refused")
         mark = link.watermark()
         assert mark is not None and mark < time.monotonic_ns() + 1_000_000_000
-        pico.press(1)  # seat 2
-        pico.press(2)  # seat 3
-        wait(lambda: len(presses(store)) == 2, "the honest presses journaled")
-        wait(lambda: record.recognized == [2], "seat 2 recognized")
-        assert runtime.stats.behind == 0 and record.late == 0
-        wait(lambda: any(r["type"] == "fault" for r in lines(store)), "the fault line")
-        (fault,) = [r for r in lines(store) if r["type"] == "fault"]
-        assert fault["source"] == "pico"
-        assert fault["detail"].startswith("1 heartbeat(s) refused: their time up to ")
-        (alert,) = wait(
-            lambda: [a for a in list(hub.alerts) if a.get("why") == "future_tick"],
-            "the host's alert",
+        honest_presses_then_refused_on_the_record(
+            pico, store, runtime, hub, record, "future_tick", "1 heartbeat(s) refused: "
         )
-        assert alert["count"] == 1
-        # Ahead of the device's latest report, which is up to a heartbeat (and
-        # the machine's stalls) older than the forged stamp's "now".
-        assert FORGED_AHEAD_US // 1000 - 1000 <= alert["ms"] <= FORGED_AHEAD_US // 1000 + 100
 
 
 def test_an_event_is_acknowledged_only_once_journaled(tmp_path: Path) -> None:
