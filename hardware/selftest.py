@@ -434,13 +434,16 @@ class RigSink:
         self.game: Callable[[Press | Release], object] | None = None
         #: The game's seats: a button beyond them has no seat in it (as in a game).
         self.seats = 0
+        #: The game's start (host ns): an edge stamped before it is a check's
+        #: before the game (delivered late by a slow path), never the game's.
+        self.since_ns = 0
 
     def __call__(self, event: ButtonEvent) -> None:
         self.queue.put(event)
         game = self.game
         if game is None or not isinstance(event, Press | Release):
             return
-        if 1 <= event.seat <= self.seats:
+        if 1 <= event.seat <= self.seats and event.t >= self.since_ns:
             game(event)
 
 
@@ -959,6 +962,7 @@ def check_fairness(
         wait_bound_ns=rig.wait_bound_ns,
     )
     rig.sink.seats = len(rig.pinmap.seats)
+    rig.sink.since_ns = game.controller.t0_ns
     rig.sink.game = _game_sink(rig, game)
     lead_ns = LINK_LEAD_NS if rig.link is not None else 0
     gap_ns = rig.hold_off_ns + 2 * NS_PER_MS

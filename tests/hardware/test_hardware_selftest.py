@@ -540,3 +540,23 @@ def test_a_report_whose_offsets_were_two_writes_says_what_they_test() -> None:
     assert "NOTE: this host wrote each pair one pin after the other" in loose
     assert "--generator PORT" in loose
     assert "NOTE" not in table(True)
+
+
+def test_an_edge_stamped_before_the_game_started_is_the_checks_not_the_games() -> None:
+    """A release of the check before the fairness game, delivered late by a slow
+    path (a paced Pico's link), reaches the checks' queue but never the game: at
+    a negative game time the journal would refuse it, and the technician would
+    read "an input from pico was refused" for nothing wrong."""
+    from buzzer.arbiter.events import Press, Release
+    from hardware.selftest import RigSink
+
+    sink = RigSink()
+    given: list[object] = []
+    sink.seats = 2
+    sink.since_ns = 5_000
+    sink.game = given.append
+    sink(Release(4_999, 1))
+    sink(Press(5_000, 2))
+    sink(Press(6_000, 3))  # no seat in a 2-seat game
+    assert given == [Press(5_000, 2)]
+    assert sink.queue.qsize() == 3
