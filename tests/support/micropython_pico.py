@@ -14,8 +14,8 @@ pty and the REPL's pty is closed, as a Pico's port goes away and comes back.
 
 It needs node and ``@micropython/micropython-webassembly-pyscript`` in
 ``.cache/micropython-wasm`` (scripts/test installs it; or wherever
-``SVOYAK_MICROPYTHON_WASM`` points): :func:`require_micropython` skips a test
-without node or npm, and fails it, saying how to install, without the package.
+``SVOYAK_MICROPYTHON_WASM`` points): :func:`require_micropython` fails a test
+without node or without the package, saying how to install it.
 """
 
 from __future__ import annotations
@@ -48,10 +48,14 @@ RESET_MARK = b"SVOYAK-PICO-RESET "
 
 
 def require_micropython() -> str:
-    """node's path; skips without node or npm, fails without the npm package."""
+    """node's path; fails, saying what to install, without node or the npm package
+    (a skipped install test would prove nothing)."""
     node = shutil.which("node")
-    if node is None or shutil.which("npm") is None:
-        pytest.skip("node and npm are needed to run MicroPython (its WebAssembly port)")
+    if node is None:
+        pytest.fail(
+            "node and npm are needed to run MicroPython (its WebAssembly port): "
+            "apt-get install nodejs npm, then scripts/test"
+        )
     if not WASM_MODULE.is_file():
         pytest.fail(
             "MicroPython's WebAssembly port is missing: npm install --prefix "
