@@ -383,6 +383,21 @@ class _Parser:
         pin = self.pin(where, value)
         if pin is None:
             return None
+        if pin in FIXED_PULL_UP and not active_low:
+            # The board's 1.8 kΩ pull-up outweighs the driver's 4.7 kΩ gate
+            # pull-down whenever nothing drives the pin (at boot, svoyak stopped):
+            # the gate sits far above the MOSFET's threshold and the lamp is lit.
+            # docs/raspberry-pi-gpio.md has the simulated gate voltage. An
+            # active-low driver (a relay board lit by a low pin) is dark at a
+            # high pin, so the pull-up keeps it off: that one is allowed.
+            self.problem(
+                where,
+                f"GPIO{pin} has a fixed 1.8 kΩ pull-up on the board: it would hold the "
+                "lamp driver's gate on, so this lamp would be lit at boot and whenever "
+                "svoyak is stopped; use another pin for a lamp (GPIO2/3 suit buttons to GND, or a driver that lights "
+                "on a low pin: active_low = true)",
+            )
+            return None
         self.claim(where, pin)
         return LampPin(key, pin, active_low)
 

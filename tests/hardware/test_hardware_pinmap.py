@@ -182,3 +182,23 @@ def test_lamps_and_loopbacks_must_name_real_buttons() -> None:
     assert "no such button" in found["[selftest.loopback] 9"]
     assert "out of range 0–500" in found["[timing] hold_off_ms"]
     assert "out of range 0–10" in found["[timing] glitch_ms"]
+
+
+@pytest.mark.parametrize("pin", sorted(FIXED_PULL_UP))
+def test_a_lamp_on_a_fixed_pull_up_pin_is_refused_because_it_would_light_at_boot(
+    pin: int,
+) -> None:
+    """GPIO2/3's board pull-ups hold an active-high driver's gate on whenever the
+    pin is not driven (issue 34): the map says so when read, for the signal lamp
+    and a podium lamp alike."""
+    found = dict(problems(with_(lamps={"signal": pin})))
+    assert f"GPIO{pin} has a fixed 1.8 kΩ pull-up" in found["[lamps] signal"]
+    assert "lit at boot and whenever svoyak is stopped" in found["[lamps] signal"]
+    found = dict(problems(with_(lamps={"podiums": {"1": {"pin": pin}}})))
+    assert "lit at boot" in found["[lamps.podiums] 1"]
+
+
+def test_an_active_low_lamp_may_use_a_fixed_pull_up_pin() -> None:
+    """A driver lit by a low pin is dark while the pull-up holds the pin high."""
+    pins = parse_pinmap(with_(lamps={"signal": {"pin": 2, "active_low": True}}), "pins.toml")
+    assert pins.signal_lamp is not None and pins.signal_lamp.pin == 2

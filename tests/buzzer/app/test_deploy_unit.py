@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from buzzer.app.run_command import EXIT_BAD_CONFIG
 from tests.support.paths import REPO
 
@@ -35,15 +37,23 @@ def test_every_thread_runs_at_real_time_priority_below_the_interrupt_threads() -
     assert s.get("CPUSchedulingResetOnFork", "no") == "no"
 
 
-def test_a_pin_map_it_cannot_use_stops_the_service_rather_than_looping(tmp_path: Path) -> None:
-    """GPIO3 with pull = "none" (gpiozero would raise PinFixedPull at every start):
-    a real `svoyak run` exits with EX_CONFIG, naming the file and the key, and
-    the unit does not restart on that status."""
+@pytest.mark.parametrize(
+    ("pin_map", "named"),
+    [
+        # gpiozero would raise PinFixedPull at every start.
+        ('[players]\n1 = { pin = 3, pull = "none" }\n2 = 27\n', "GPIO3"),
+        # The board's pull-up would light this lamp at boot (issue 34).
+        ("[players]\n1 = 17\n2 = 27\n[lamps]\nsignal = 2\n", "lit at boot"),
+    ],
+    ids=["button-on-gpio3-floating", "lamp-on-gpio2"],
+)
+def test_a_pin_map_it_cannot_use_stops_the_service_rather_than_looping(
+    tmp_path: Path, pin_map: str, named: str
+) -> None:
+    """A pin map that cannot work: a real `svoyak run` exits with EX_CONFIG,
+    naming the file and the key, and the unit does not restart on that status."""
     pins = tmp_path / "pins.toml"
-    pins.write_text(
-        '[players]\n1 = { pin = 3, pull = "none" }\n2 = 27\n'
-        "[host]\nreading_start = 5\nreading_end = 6\n"
-    )
+    pins.write_text(pin_map + "[host]\nreading_start = 5\nreading_end = 6\n")
     env = {
         **os.environ,
         "XDG_DATA_HOME": str(tmp_path / "data"),
@@ -59,5 +69,5 @@ def test_a_pin_map_it_cannot_use_stops_the_service_rather_than_looping(tmp_path:
         env=env,
     )
     assert done.returncode == EXIT_BAD_CONFIG, done.stderr
-    assert str(pins) in done.stderr and "GPIO3" in done.stderr
+    assert str(pins) in done.stderr and named in done.stderr
     assert str(EXIT_BAD_CONFIG) in service()["RestartPreventExitStatus"].split()
