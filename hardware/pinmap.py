@@ -394,8 +394,8 @@ class _Parser:
                 where,
                 f"GPIO{pin} has a fixed 1.8 kΩ pull-up on the board: it would hold the "
                 "lamp driver's gate on, so this lamp would be lit at boot and whenever "
-                "svoyak is stopped; use another pin for a lamp (GPIO2/3 suit buttons to GND, or a driver that lights "
-                "on a low pin: active_low = true)",
+                "svoyak is stopped; use another pin for a lamp (GPIO2/3 suit buttons "
+                "to GND, or a driver that lights on a low pin: active_low = true)",
             )
             return None
         self.claim(where, pin)

@@ -117,10 +117,18 @@ class GlitchRow:
     #: Between the two output writes: roughly how long the line was at the pressed level.
     width_ns: int
     presses: int
+    #: Raw edges the line saw meanwhile (the spike reached the pin), or None where
+    #: the input path filters before the host sees an edge (the Pico's firmware).
+    edges: int | None = None
+
+    @property
+    def reached(self) -> bool:
+        """Whether the spike is known to have reached the pin (or cannot be seen)."""
+        return self.edges is None or self.edges > 0
 
     @property
     def ok(self) -> bool:
-        return self.presses == 0
+        return self.presses == 0 and self.reached
 
 
 @dataclass
@@ -290,6 +298,7 @@ class SelftestReport:
                         "pin": r.pin,
                         "width_us": r.width_ns / NS_PER_US,
                         "presses": r.presses,
+                        "edges": r.edges,
                         "ok": r.ok,
                     }
                     for r in self.glitch
@@ -403,10 +412,20 @@ class SelftestReport:
                 f"{self.glitch_ms or 0:g} ms on must not take the spike for a press",
             ]
             for gr in self.glitch:
+                if gr.edges is None:
+                    seen = "edges not seen by this host (the Pico filters them)"
+                else:
+                    seen = f"{gr.edges} raw edge(s) at the pin"
                 lines.append(
                     f"  {describe_key(gr.key):<22}a {gr.width_ns / NS_PER_US:.0f} µs spike, "
-                    f"{gr.presses} press(es): {'ok' if gr.ok else 'FAIL'}"
+                    f"{seen}, {gr.presses} press(es): {'ok' if gr.ok else 'FAIL'}"
                 )
+                if not gr.reached:
+                    lines.append(
+                        f"  {'':<22}the spike never reached the pin, so this proved nothing: "
+                        "the series resistor and the cable swallowed it; connect the "
+                        "generator or the loopback output at the pin end"
+                    )
         for pr in self.phantom:
             lines += [
                 "",

@@ -1093,11 +1093,17 @@ def check_glitch(rig: Rig, progress: Progress) -> list[GlitchRow]:
     The output is switched on and straight off again: tens of microseconds on
     a Pi, far below the glitch check's millisecond. Nothing may come of it —
     not at the check, not when the hold-off of a wrongly taken press would end.
+    And it must have reached the pin: behind a series resistor and metres of
+    cable a 1 µs spike may never cross V_IL (docs/raspberry-pi-gpio.md), and
+    "no press" would then prove nothing. On the GPIO path the row counts the
+    line's raw edges and fails without one.
     """
     rows: list[GlitchRow] = []
     glitch_ns = rig.glitch_ns or 0
+    bank = rig.bank
     for key in rig.keys:
         _drain(rig)
+        edges_before = bank.edge_counts().get(key, 0) if bank is not None else 0
         spike = getattr(rig.source, "spike", None)
         if spike is not None:
             t_on, t_off = spike(key, GENERATOR_SPIKE_NS)
@@ -1105,15 +1111,38 @@ def check_glitch(rig: Rig, progress: Progress) -> list[GlitchRow]:
             t_on = rig.source.press(key)
             t_off = rig.source.release(key)
         settled = t_off + glitch_ns + rig.hold_off_ns + 2 * NS_PER_MS
+        if bank is not None:
+            # Settle from when the line saw the spike, should it arrive late
+            # (a relay of pins in a test rig, a busy machine), not only from
+            # when the output was written.
+            seen = _await_edge(bank, key, edges_before, rig.reply_timeout_s)
+            if seen is not None:
+                settled = max(settled, seen + glitch_ns + rig.hold_off_ns + 2 * NS_PER_MS)
         _sleep_until(settled)
         _wait_proven(rig, settled)
         presses = _presses_of(_drain(rig), key)
-        rows.append(GlitchRow(key, rig.pin(key), t_off - t_on, len(presses)))
+        # A spike the cable and the series resistor swallowed tests nothing: the
+        # row passes only if the line saw it (a raw edge), as the phantom check
+        # reports. The Pico filters before the host sees an edge: None there.
+        edges = bank.edge_counts().get(key, 0) - edges_before if bank is not None else None
+        rows.append(GlitchRow(key, rig.pin(key), t_off - t_on, len(presses), edges))
         if presses:  # a wrongly taken spike: let its release pass before the next button
             _sleep_until(time.monotonic_ns() + rig.hold_off_ns + glitch_ns + 2 * NS_PER_MS)
             _drain(rig)
         progress.step("glitch")
     return rows
+
+
+def _await_edge(bank: ButtonBank, key: str, before: int, timeout_s: float) -> int | None:
+    """When (host ns) ``key``'s line had a raw edge past ``before``; None if none by the timeout."""
+    deadline = time.monotonic_ns() + round(timeout_s * 1e9)
+    while True:
+        now = time.monotonic_ns()
+        if bank.edge_counts().get(key, 0) > before:
+            return now
+        if now >= deadline:
+            return None
+        time.sleep(0.001)
 
 
 def check_phantom(

@@ -246,6 +246,8 @@ def test_selftest_generator_end_to_end(
     # the generator's spike is exactly 1 µs, and no press came of it
     glitch = report["glitch"]["buttons"]
     assert [(b["width_us"], b["presses"]) for b in glitch] == [(1.0, 0), (1.0, 0)]
+    # ... and each spike reached its pin (a raw edge), or the row would prove nothing
+    assert all(b["edges"] >= 1 and b["ok"] for b in glitch), glitch
     assert all(b["reported"] and b["freed"] for b in report["stuck"]["buttons"])
     # no host-clock drive time through the generator: latency is not run, and says why
     assert "not on this host's clock" in report["not_run"]["latency"]

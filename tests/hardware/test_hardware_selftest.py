@@ -349,11 +349,40 @@ def test_the_glitch_check_fails_when_spikes_are_taken_for_presses(
     table = capsys.readouterr().out
     assert status == 1, table
     assert "glitch check 0 ms" in table
-    assert re.search(r"seat 1 +a \d+ µs spike, 1 press\(es\): FAIL", table)
+    assert re.search(
+        r"seat 1 +a \d+ µs spike, [12] raw edge\(s\) at the pin, 1 press\(es\): FAIL", table
+    )
     # with the pin map's default check, the same spikes are no presses
     pins.write_text(pins.read_text().replace("glitch_ms = 0", "glitch_ms = 1"))
     assert main([*args, "--no-progress"]) == 0
     assert "0 press(es): ok" in capsys.readouterr().out
+
+
+def test_the_glitch_check_fails_when_the_spike_never_reaches_the_pin(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 34: behind a series resistor and a long cable a short spike may never
+    cross V_IL. "No press" then proves nothing: without a raw edge at the pin the
+    row fails and says what to rewire. Here the loopback's writes go nowhere."""
+    import time
+
+    from hardware.selftest import LoopbackPulses
+
+    monkeypatch.setattr(LoopbackPulses, "press", lambda self, key: time.monotonic_ns())
+    monkeypatch.setattr(LoopbackPulses, "release", lambda self, key: time.monotonic_ns())
+    pins = tmp_path / "pins.toml"
+    pins.write_text("[players]\n1 = 17\n2 = 27\n[host]\nreading_start = 5\nreading_end = 6\n")
+    args = ["selftest", "--simulate", "--pins", str(pins), "--checks", "glitch", "--no-png"]
+    assert main([*args, "--no-progress", "--json"]) == 1
+    rows = json.loads(capsys.readouterr().out)["glitch"]["buttons"]
+    assert len(rows) == 4  # two seats, two host buttons
+    assert all((r["presses"], r["edges"], r["ok"]) == (0, 0, False) for r in rows)
+    assert main([*args, "--no-progress"]) == 1
+    table = capsys.readouterr().out
+    assert re.search(
+        r"seat 1 +a \d+ µs spike, 0 raw edge\(s\) at the pin, 0 press\(es\): FAIL", table
+    )
+    assert "the spike never reached the pin" in table and "at the pin end" in table
 
 
 def test_selftest_on_gpio_without_loopbacks_or_lgpio(
