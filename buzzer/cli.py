@@ -201,6 +201,7 @@ _COMMAND_MODULES = (
     "hardware.commands",
     "firmware_bridge.commands",
     "buzzer.app.run_command",
+    "buzzer.app.doctor_command",
     "display.commands",
     "buzzer.tournament.commands",
     "buzzer.tournament.server_commands",
