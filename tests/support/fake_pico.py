@@ -48,6 +48,8 @@ class FakePico:
         offset_us: int = 123_456_789,
         boot_id: int = 0xFA4E0001,
         resend_us: int = 60_000,
+        firmware_id: bytes = bytes(8),
+        held_at_boot: int = 0,
     ) -> None:
         self.buttons = buttons
         self.lamps = lamps
@@ -56,6 +58,10 @@ class FakePico:
         self.offset_us = offset_us
         self.boot_id = boot_id
         self.resend_us = resend_us
+        #: What its HELLO says it runs (``shipped.shipped_identity()``: this release's
+        #: firmware; the default, zeros, is another) and found held at power-up.
+        self.firmware_id = firmware_id
+        self.held_at_boot = held_at_boot
         self.master, self._slave = os.openpty()
         tty.setraw(self.master)
         tty.setraw(self._slave)
@@ -179,6 +185,8 @@ class FakePico:
                     now & self.mask,
                     next_event,
                     oldest,
+                    firmware_id=self.firmware_id,
+                    held_at_boot=self.held_at_boot,
                 )
                 self._send(hello, prefix=p.DELIMITER)
                 for event in sorted(self._ring):
