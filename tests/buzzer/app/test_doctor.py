@@ -301,11 +301,11 @@ def test_simulated_pins_need_no_group(tmp_path: Path) -> None:
 
 def test_a_thread_of_the_service_not_at_real_time_priority_fails_by_name(tmp_path: Path) -> None:
     machine = FakeMachine(tmp_path)
-    machine.threads = [("svoyak", 2, 10), ("bridge-reader", 0, 0), ("runtime", 2, 10)]
+    machine.threads = [("svoyak", 2, 10), ("bridge-reader", 0, 0), ("runtime", 2, 1)]
     realtime = doctor(machine)["realtime"]
     assert realtime.status == FAIL
-    assert "1 of 3 threads" in realtime.found("en")
-    assert "bridge-reader (OTHER 0)" in realtime.found("en")
+    assert "2 of 3 threads" in realtime.found("en")
+    assert "bridge-reader (OTHER 0), runtime (RR 1)" in realtime.found("en")
     assert realtime.fix is not None and "CPUSchedulingResetOnFork=no" in realtime.fix("en")
 
 
@@ -380,10 +380,25 @@ def test_throttled_bits_are_decoded_and_under_voltage_fails(tmp_path: Path) -> N
     assert power.fix is not None and "5 V 3 A" in power.fix("en")
 
 
-def test_a_past_soft_temperature_limit_is_a_warning(tmp_path: Path) -> None:
-    power = doctor(FakeMachine(tmp_path, throttled="throttled=0x80000\n"))["power"]
-    assert power.status == WARN
-    assert power.fix is not None and "heatsink" in power.fix("en")
+@pytest.mark.parametrize(
+    ("value", "status", "fix"),
+    [
+        ("0x10000", FAIL, "5 V 3 A"),  # under-voltage since boot: the supply will sag again
+        ("0x4", FAIL, "heatsink"),  # throttled now
+        ("0x80000", WARN, "heatsink"),  # a soft temperature limit since boot
+        ("0x0", PASS, None),
+    ],
+)
+def test_each_throttled_bit_is_judged(
+    tmp_path: Path, value: str, status: str, fix: str | None
+) -> None:
+    power = doctor(FakeMachine(tmp_path, throttled=f"throttled={value}\n"))["power"]
+    assert power.status == status
+    assert power.data["throttled"] == value
+    if fix is None:
+        assert power.fix is None
+    else:
+        assert power.fix is not None and fix in power.fix("en")
 
 
 def test_no_vcgencmd_is_a_skip_off_a_pi_and_a_warning_on_one(tmp_path: Path) -> None:
