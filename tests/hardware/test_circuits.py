@@ -1,6 +1,6 @@
 """The wiring guide's electrical figures, simulated: every netlist of hardware/circuits/ runs.
 
-The engineering verdicts (issue 34, item 2):
+Two kinds of test (issue 34, item 2):
 
 - the engineering verdicts, asserted on the simulated results: the GPIO's clamp
   carries next to nothing with the new protection, the lamp driver's drain stays
@@ -8,6 +8,10 @@ The engineering verdicts (issue 34, item 2):
   1 µs spike reaches the pin below VIL only at the pin end, the gate at boot
   stays under the MOSFET's threshold through any BCM2711 pull and above it on
   GPIO2/3;
+- the guide holds no number of its own: each simulated figure in the docs carries
+  a marker ``<!-- spice: NETLIST.MEASURE -->`` right after it, and the number
+  just before the marker must equal that measurement rounded to the printed
+  decimals. A figure that disagrees with its netlist fails here.
 
 ngspice missing is a failure saying what to install (./scripts/test installs it),
 not a skip: a skip is not a test.
@@ -15,11 +19,19 @@ not a skip: a skip is not a test.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from hardware import spice
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The documents whose electrical figures are simulated.
+DOCS = ("docs/raspberry-pi-gpio.md", "docs/hardware-test-plan.md", "docs/raspberry-pi.md")
+#: ``<!-- spice: netlist.measure -->`` right after a number.
+MARKER = re.compile(r"<!--\s*spice:\s*([\w]+)\.([\w]+)\s*-->")
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 #: Raspberry Pi documentation, GPIO voltage specifications, BCM2711: VIL <= 0.8 V, VIH >= 2.0 V.
 VIL = 0.8
@@ -118,6 +130,60 @@ def test_the_gate_at_boot_stays_under_the_threshold_except_on_gpio2_and_3(
     assert boot["lamp_i2c_a"] > 1.0
 
 
+# -- the guide's numbers --------------------------------------------------------------
+
+
+def doc_figures() -> list[tuple[str, int, str, str, str]]:
+    """Every marked figure of the docs: (file, line, printed number, netlist, measure)."""
+    figures = []
+    for doc in DOCS:
+        for number, line in enumerate((ROOT / doc).read_text(encoding="utf-8").splitlines(), 1):
+            for marker in MARKER.finditer(line):
+                before = MARKER.sub("", line[: marker.start()])
+                printed = NUMBER.findall(before)
+                figures.append((doc, number, printed[-1] if printed else "", *marker.groups()))
+    return figures
+
+
+def test_the_guide_marks_its_simulated_figures() -> None:
+    figures = doc_figures()
+    netlists = {figure[3] for figure in figures}
+    assert netlists == set(spice.netlist_names()), "each netlist backs some figure of the docs"
+    assert len(figures) >= 20
+
+
+def test_every_figure_in_the_guide_equals_its_netlists_result(
+    results: dict[str, dict[str, float]],
+) -> None:
+    wrong = []
+    for doc, line, printed, netlist, measure in doc_figures():
+        where = f"{doc}:{line} ({netlist}.{measure})"
+        if not printed:
+            wrong.append(f"{where}: no number before the marker")
+            continue
+        if measure not in results.get(netlist, {}):
+            wrong.append(f"{where}: the netlist has no such measurement")
+            continue
+        decimals = len(printed.partition(".")[2])
+        simulated = f"{results[netlist][measure]:.{decimals}f}"
+        if float(simulated) == 0:
+            simulated = simulated.lstrip("-")  # -0.00 is printed 0.00
+        if simulated != printed:
+            wrong.append(f"{where}: the guide says {printed}, the netlist {simulated}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_figure_that_disagrees_with_its_netlist_is_caught(
+    results: dict[str, dict[str, float]],
+) -> None:
+    """The check itself: a doctored figure is found (the parser reads the number before it)."""
+    line = "the gate reaches 0.99 V <!-- spice: boot_gate.gate_max_v --> at boot"
+    marker = next(MARKER.finditer(line))
+    printed = NUMBER.findall(line[: marker.start()])[-1]
+    assert printed == "0.99"
+    assert f"{results['boot_gate']['gate_max_v']:.2f}" != printed
+
+
 # -- the runner -------------------------------------------------------------------------
 
 
@@ -165,5 +231,5 @@ def test_the_netlists_ship_with_the_package() -> None:
     """They are package data (pyproject.toml), found from the installed code."""
     assert spice.CIRCUITS.is_dir()
     assert (spice.CIRCUITS / "models.lib").is_file()
-    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert '"circuits/*.cir"' in pyproject and '"circuits/*.lib"' in pyproject
