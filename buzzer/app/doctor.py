@@ -244,6 +244,8 @@ class Setup:
     journal_from: str
     panel_port: int
     simulate: bool
+    #: The config file exists but this user cannot read it: what it names is unknown.
+    config_unknown: bool
     gpiochip: int | None
     #: The svoyak service: ``None`` when there is no systemd here.
     service: Any

@@ -117,6 +117,16 @@ def _no_pinmap(setup: Setup, host: Host, pico: Any) -> Verdict:
             Words("путь через Pico: карты пинов GPIO нет ", "the Pico path: no GPIO pin map ")
             + where,
         )
+    if setup.config_unknown:
+        return skipped(
+            "pinmap",
+            Words("карты пинов GPIO нет ", "no GPIO pin map ")
+            + where
+            + Words(
+                "; называет ли конфигурация карту или Pico — не прочитать (см. «конфигурация»)",
+                "; whether the config names one or a Pico cannot be read (see config)",
+            ),
+        )
     unnamed = pico is not None and pico.port is not None
     return Verdict(
         "pinmap",

@@ -228,7 +228,7 @@ def check_pico(
         )
         return [first, *(skipped(check, Words("нет Pico", "no Pico")) for check in rest)]
     port = target.port
-    presence = _presence(port, target, host)
+    presence = _presence(port, target, setup, host)
     if presence.status == FAIL:
         why = Words("Pico не найден (см. выше)", "no Pico found (see above)")
         return [presence, *(skipped(check, why) for check in rest)]
@@ -251,7 +251,7 @@ def check_pico(
     return [presence, firmware, _buttons(probe), _lamps(probe), _clock(probe, options)]
 
 
-def _presence(port: str, target: PicoTarget, host: Host) -> Verdict:
+def _presence(port: str, target: PicoTarget, setup: Setup, host: Host) -> Verdict:
     from firmware_bridge.pico_devices import serial_ports, stable_name
 
     places = host.places
@@ -275,6 +275,19 @@ def _presence(port: str, target: PicoTarget, host: Host) -> Verdict:
         )
     real = os.path.realpath(port) if port.startswith("/") else port
     data["device"] = real
+    if not target.configured and setup.config_unknown:
+        return Verdict(
+            "pico",
+            PASS,
+            Words(
+                f"{port} → {real} (подключён; называет ли его конфигурация — не прочитать, "
+                "см. «конфигурация»)",
+                f"{port} → {real} (plugged in; whether the config names it cannot be read, see "
+                "config)",
+            ),
+            None,
+            data,
+        )
     if not target.configured:
         return Verdict(
             "pico",

@@ -235,10 +235,15 @@ STOP_SERVICE = Words(
 # -- the config and the set-up ------------------------------------------------------
 
 
+#: In :func:`read_config`'s values: the config exists but this user cannot read it.
+UNREADABLE = "unreadable"
+
+
 def read_config(
     options: DoctorOptions, host: Host, service: Service | None
 ) -> tuple[Verdict, dict[str, Any]]:
-    """The config file ``svoyak run`` reads ([hardware], [journal], [panel]) and its verdict."""
+    """The config file ``svoyak run`` reads ([hardware], [journal], [panel]) and its verdict;
+    its values by option name (``{UNREADABLE: True}`` when this user cannot read it)."""
     import tomllib
 
     from buzzer.app.run_command import _CONFIG_KEYS
@@ -279,14 +284,14 @@ def read_config(
                     "[hardware] and [journal] settings are unknown here",
                 ),
                 Words(
-                    "запустите от пользователя службы: sudo -u svoyak -H svoyak doctor, "
-                    "или укажите --serial, --journal",
-                    "run it as the service's user: sudo -u svoyak -H svoyak doctor, or "
-                    "pass --serial and --journal",
+                    "запустите через sudo (sudo /opt/svoyak/.venv/bin/svoyak doctor) или "
+                    "укажите --serial, --journal",
+                    "run it with sudo (sudo /opt/svoyak/.venv/bin/svoyak doctor), or pass "
+                    "--serial and --journal",
                 ),
                 {"path": str(path)},
             ),
-            {},
+            {UNREADABLE: True},
         )
     except FileNotFoundError:
         return _config_failed(path, Words("файла нет", "no such file")), {}
@@ -418,6 +423,7 @@ def resolve(
         journal_from=journal_from,
         panel_port=port,
         simulate=simulate,
+        config_unknown=bool(config.get(UNREADABLE)),
         gpiochip=options.gpiochip,
         service=service,
     )

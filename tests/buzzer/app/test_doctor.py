@@ -455,5 +455,7 @@ def test_a_config_the_user_cannot_read_is_a_warning(tmp_path: Path, monkeypatch:
 
     monkeypatch.setattr(Path, "open", denied)
     verdict, values = doctor_system.read_config(DoctorOptions(config=str(config)), host, None)
-    assert verdict.status == WARN and values == {}
-    assert verdict.fix is not None and "sudo -u svoyak" in verdict.fix("en")
+    assert verdict.status == WARN and values == {doctor_system.UNREADABLE: True}
+    assert verdict.fix is not None and "sudo /opt/svoyak/.venv/bin/svoyak doctor" in verdict.fix(
+        "en"
+    )

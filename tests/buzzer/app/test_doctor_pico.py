@@ -224,3 +224,31 @@ def test_a_pico_that_answers_no_ping_has_no_clock_fit(
     assert rows["clock"]["status"] == "fail"
     assert "answered no PING" in rows["clock"]["found"]
     assert rows["pico_lamps"]["status"] == "skip"
+
+
+def test_a_config_this_user_cannot_read_leaves_a_found_pico_unjudged(
+    machine: FakeMachine,
+    this_release: FakePico,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The appliance's svoyak.toml is 640 root:svoyak (it holds the PIN): run as the
+    technician, the doctor cannot tell whether it names the Pico, and says so."""
+    config = machine.root / "etc" / "svoyak" / "svoyak.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[hardware]\nserial = "/dev/serial/by-id/x"\n')
+    opened = Path.open
+
+    def guarded(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if self == config:
+            raise PermissionError(13, "Permission denied")
+        return opened(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", guarded)
+    plug(machine, this_release.path)
+    status, rows = run(capsys)
+    assert rows["config"]["status"] == "warn"
+    assert rows["pico"]["status"] == "pass"
+    assert "whether the config names it cannot be read" in rows["pico"]["found"]
+    assert rows["pinmap"]["status"] == "skip"
+    assert status == 0
