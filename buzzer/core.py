@@ -18,8 +18,10 @@ from buzzer.arbiter.events import (
     Draw,
     Fault,
     Input,
+    Pause,
     Press,
     Release,
+    Resume,
     Select,
     Tick,
     Undo,
@@ -32,7 +34,9 @@ from rules.snapshot import GameSnapshot, HostOptions, NextRound
 from rules.specials.params import CatPrice
 from rules.state import Stage
 
-_NOT_UNDOABLE = (Press, Release, Draw, Tick, Undo, Fault)
+#: Inputs an undo cannot take back. A pause (A-G-D1) is not a command on the game
+#: but on its time: the clocks stood still, and an undo cannot make them have run.
+_NOT_UNDOABLE = (Press, Release, Draw, Tick, Undo, Fault, Pause, Resume)
 
 
 class InputError(SvoyakError):

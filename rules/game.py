@@ -23,6 +23,7 @@ from buzzer.arbiter.decisions import (
     Chooser,
     Decision,
     FirstChooser,
+    Ignored,
     Note,
     QuestionSelected,
     Recognized,
@@ -43,12 +44,14 @@ from buzzer.arbiter.events import (
     Judge,
     Objection,
     Pass,
+    Pause,
     ReadingEnd,
     ReadingStart,
+    Resume,
     Select,
     Timeout,
 )
-from buzzer.arbiter.machine import Arbiter, Phase, SequenceError
+from buzzer.arbiter.machine import PAUSED, Arbiter, Phase, SequenceError
 from buzzer.arbiter.params import DEFAULT_SETTLE_NS
 from rules.board import Board, BoardError, RoundSpec
 from rules.final import FinalRound
@@ -163,6 +166,9 @@ class Game(FinalRound):
         #: The 30 s are over: the answers are in and may be judged (C2003-2.7.5).
         self.final_answers_in = False
         self.shootout: Shootout | None = None
+        #: A-G-D1: when the host paused the game (None: it runs). Every clock
+        #: stands still until the resume, which moves each pending deadline on.
+        self.paused_at: int | None = None
         # True between the end of the main rounds and the first input of the final:
         # an objection on the last question may still change who plays it (TOUR-3.7).
         self._final_pristine = False
@@ -252,13 +258,54 @@ class Game(FinalRound):
         FinalJudge: "_on_final_judge",
         Correction: "_on_correction",
         Objection: "_on_objection",
+        Pause: "_on_pause",
+        Resume: "_on_resume",
     }
+
+    #: A-G-D1: what the host may still do while the game is paused: score
+    #: corrections and objections (a dispute is what a pause is often for), and
+    #: the resume. Anything that moves the game on waits for the resume.
+    _WHILE_PAUSED: ClassVar[frozenset[type]] = frozenset({Correction, Objection, Pause, Resume})
 
     def apply(self, item: Any, out: list[Decision]) -> None:
         """Apply one host command (already in time order)."""
         name = self._HANDLERS.get(type(item))
-        if name is not None:
-            getattr(self, name)(item, out)
+        if name is None:
+            return
+        if self.paused_at is not None and type(item) not in self._WHILE_PAUSED:
+            raise SequenceError(
+                f"{item.TYPE} makes no sense now: the game is paused (A-G-D1): resume it first"
+            )
+        getattr(self, name)(item, out)
+
+    def _on_pause(self, item: Pause, out: list[Decision]) -> None:
+        """A-G-D1: the host stops the game; every clock stands still from ``t``."""
+        if self.paused_at is not None:
+            raise SequenceError(
+                f"the game is already paused (since t={self.paused_at / 1e9:g} s): "
+                "resume it before pausing again"
+            )
+        self.paused_at = item.t
+
+    def _on_resume(self, item: Resume, out: list[Decision]) -> None:
+        """A-G-D1: the game goes on; every deadline still pending at the pause
+        moves on by the pause's length (from the two lines' own stamps), so each
+        clock has exactly the time it had left when the host paused."""
+        paused_at = self.paused_at
+        if paused_at is None:
+            raise SequenceError("the game is not paused: there is nothing to resume")
+        self.paused_at = None
+        length = item.t - paused_at
+        if length <= 0:
+            return
+        self.arbiter.shift(paused_at, length)  # the press window, the buy window, lockouts
+        if self.special_deadline is not None and self.special_deadline > paused_at:
+            self.special_deadline += length  # a special question's time to think (A.4)
+        end = self._round_clock_end()
+        if end is not None and end > paused_at and self.round_started_at is not None:
+            self.round_started_at += length  # TV-G-6: the round clock (and its warning)
+        if self.final_answers_due is not None and not self.final_answers_in:
+            self.final_answers_due += length  # C2003-2.7.4, TV-F-4: the writing time
 
     def _on_reading_start(self, item: ReadingStart, out: list[Decision]) -> None:
         self.reading_start(item.t, out)
@@ -270,6 +317,12 @@ class Game(FinalRound):
         self.timeout(item.t, out)
 
     def press(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:
+        if self.paused_at is not None:
+            # A-G-D1: nobody may take the floor while the game stands still; not a
+            # false start either (the host stopped the game, not the reading).
+            for seat in seats:
+                out.append(Ignored(t, seat, PAUSED))
+            return
         if self.stage is Stage.BIDDING:
             self._buy_press(t, seats, out)
             return
@@ -376,6 +429,8 @@ class Game(FinalRound):
 
     def advance(self, t: int, out: list[Decision]) -> None:
         """Time has reached ``t``: fire the deadlines before it."""
+        if self.paused_at is not None:
+            return  # A-G-D1: no clock runs during a pause
         warning = self._round_warning_at()
         if warning is not None and warning < t:
             # TV-H-1994-10: the signal sounds whatever is being played; it decides nothing
@@ -406,6 +461,8 @@ class Game(FinalRound):
 
     def next_deadline(self) -> int | None:
         """The next instant at which time passing alone changes something."""
+        if self.paused_at is not None:
+            return None  # A-G-D1: only the resume moves the game on
         deadline = self._stage_deadline()
         warning = self._round_warning_at()
         if warning is None:
@@ -514,6 +571,8 @@ class Game(FinalRound):
             },
             "winner": self.winner,
             "over": self.over,
+            # A-G-D1: when the host paused the game; the deadlines above stand still
+            "paused_at": self.paused_at,
         }
 
     # -- handlers ------------------------------------------------------------

@@ -116,6 +116,9 @@ class GameSnapshot(TypedDict):
     shootout: ShootoutView | None
     winner: int | None
     over: bool
+    #: A-G-D1: when the host paused the game (None: it runs). The deadlines
+    #: above stand still meanwhile: what was left of each is ``deadline - paused_at``.
+    paused_at: int | None
 
 
 class LiveSnapshot(GameSnapshot, total=False):

@@ -274,6 +274,28 @@ class Undo:
 
 
 @dataclass(slots=True, frozen=True)
+class Pause:
+    """The host stops the game (A-G-D1): every clock stands still from ``t``
+    until the :class:`Resume`, and a press meanwhile is ``ignored``/``paused``."""
+
+    t: int
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "pause"
+
+
+@dataclass(slots=True, frozen=True)
+class Resume:
+    """The host ends the pause (A-G-D1): every pending deadline moves on by the
+    pause's length, measured from the two lines' own stamps."""
+
+    t: int
+    ref: int = 0
+    PRIORITY: ClassVar[int] = HOST
+    TYPE: ClassVar[str] = "resume"
+
+
+@dataclass(slots=True, frozen=True)
 class Fault:
     """A live input source stopped (``ok`` False) or resumed (``ok`` True) proving its time.
 
@@ -310,6 +332,8 @@ HostCommand = (
     | FinalJudge
     | Correction
     | Objection
+    | Pause
+    | Resume
 )
 Input = Press | Release | Draw | Tick | Undo | Fault | HostCommand
 

@@ -66,6 +66,7 @@ SOMEONE_ANSWERING = "someone_answering"  # A-G2: ignored, not queued
 NOT_ELIGIBLE = "not_eligible"  # A-G4: special questions, the final
 LOST_DRAW = "lost_draw"  # A-G1: an exact tie went to another seat
 ALREADY_RECOGNIZED = "already_recognized"  # the answering player pressed again
+PAUSED = "paused"  # A-G-D1: the host has paused the game; never a false start
 
 
 class Arbiter:
@@ -74,6 +75,7 @@ class Arbiter:
     __slots__ = (
         "_answers",
         "_reading_continues",
+        "answer_from",
         "answering",
         "closes_at",
         "eligible",
@@ -99,6 +101,9 @@ class Arbiter:
         self.closes_at: int | None = None
         self.answering: int | None = None
         self.recognized_at: int | None = None
+        #: Where the answer timer (A-G3) counts from: the recognition, moved on
+        #: by any pause since (A-G-D1); ``recognized_at`` stays the press's stamp.
+        self.answer_from: int | None = None
         self.interrupted = False
         self._reading_continues = False
         self.margins_us: dict[int, int] = {}
@@ -121,13 +126,13 @@ class Arbiter:
 
         Under TV-94 an early presser's timer counts from the end of reading (P9).
         """
-        if self.answering is None or self.recognized_at is None:
+        if self.answering is None or self.answer_from is None:
             return None
         if self._reading_continues:
             if self.t_end is None:
                 return None
             return self.t_end + self.rules.answer_time_ns
-        return self.recognized_at + self.rules.answer_time_ns
+        return self.answer_from + self.rules.answer_time_ns
 
     # -- host inputs ---------------------------------------------------------
 
@@ -141,6 +146,7 @@ class Arbiter:
         self.closes_at = None
         self.answering = None
         self.recognized_at = None
+        self.answer_from = None
         self.interrupted = False
         self._reading_continues = False
         self.margins_us = {}
@@ -173,6 +179,7 @@ class Arbiter:
         self.phase = Phase.CLOSED
         self.answering = None
         self.recognized_at = None
+        self.answer_from = None
         self.pending_tie = None
 
     def start_reading(self, t: int, out: list[Decision]) -> None:
@@ -222,6 +229,7 @@ class Arbiter:
         self._answers[seat] = self._answers.get(seat, 0) + 1
         self.answering = None
         self.recognized_at = None
+        self.answer_from = None
         reading_continues = self._reading_continues
         self._reading_continues = False
         if correct:
@@ -272,6 +280,26 @@ class Arbiter:
             self.phase = _CLOSED
             return True
         return False
+
+    def shift(self, paused_at: int, length: int) -> None:
+        """A pause from ``paused_at`` lasted ``length`` ns (A-G-D1): every clock
+        still running at ``paused_at`` ends that much later.
+
+        The open window (a press at exactly ``closes_at`` is in time, so one
+        ending at ``paused_at`` is still open), a lockout not yet over (a button
+        is free at exactly ``locked_until``), the answer timer and the end of
+        reading (a ``fixed`` window after a wrong answer counts from it, P6).
+        A clock that had already run out stays run out.
+        """
+        if self.phase is _OPEN and self.closes_at is not None:
+            self.closes_at += length
+        for seat, until in self.locked_until.items():
+            if until > paused_at:
+                self.locked_until[seat] = until + length
+        if self.t_end is not None and self.phase in (_OPEN, _ANSWERING):
+            self.t_end += length
+        if self.answer_from is not None:
+            self.answer_from += length
 
     # -- presses -------------------------------------------------------------
 
@@ -338,6 +366,7 @@ class Arbiter:
         self.phase = _ANSWERING
         self.answering = seat
         self.recognized_at = t
+        self.answer_from = t
         self.margins_us = {}
         out.append(Recognized(t, seat))
         if was_reading:

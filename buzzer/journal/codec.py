@@ -30,10 +30,12 @@ from buzzer.arbiter.events import (
     Judge,
     Objection,
     Pass,
+    Pause,
     Press,
     ReadingEnd,
     ReadingStart,
     Release,
+    Resume,
     Select,
     Tick,
     Timeout,
@@ -165,6 +167,8 @@ class InputParser:
             Objection.TYPE: lambda o, n: Objection(_t(o, n), self._seat(o, n), n),
             Undo.TYPE: lambda o, n: Undo(_t(o, n), _int(o, "line", n, 2, 10**9), n),
             Fault.TYPE: self._fault,
+            Pause.TYPE: lambda o, n: Pause(_t(o, n), n),
+            Resume.TYPE: lambda o, n: Resume(_t(o, n), n),
         }
 
     def parse(self, text: str, line: int) -> Input:

@@ -25,9 +25,9 @@ A final stake above the finalist's score is refused here, before the
 runtime: the rules would count it as all-in, but from the host's tablet it
 is a typo (``messages.stake_above_score``).
 
-Pause and resume are panel-level (the journal has no such line): they set the
-hub's flag and are broadcast; while paused, only corrections, undo and
-resume are accepted.
+Pause and resume are journaled inputs of the engine (A-G-D1: every clock
+stops): submitted like any command, then the hub's flag follows and is
+broadcast; while paused, only corrections, undo and resume are accepted.
 """
 
 from __future__ import annotations
@@ -55,8 +55,10 @@ from buzzer.arbiter.events import (
     Judge,
     Objection,
     Pass,
+    Pause,
     ReadingEnd,
     ReadingStart,
+    Resume,
     Select,
     Timeout,
     Undo,
@@ -174,9 +176,6 @@ class CommandGate:
         too_high = self._stake_above_score(command, now_snapshot)
         if too_high is not None:
             return _done(Outcome(409, too_high.body()))
-        if kind in ("pause", "resume"):
-            hub.set_paused(kind == "pause")
-            return _done(Outcome(200, self._result(request, None, [], kind == "pause")))
         submitted = self.runtime.command(lambda t: to_input(command, t), command_id=request.id)
         outcome: Future[Outcome] = Future()
 
@@ -190,6 +189,9 @@ class CommandGate:
             except Exception as exc:  # the journal could not be written: nothing happened
                 outcome.set_result(Outcome(503, messages.journal_failed(str(exc)).body()))
                 return
+            if kind in ("pause", "resume"):
+                # A journaled input of the engine (A-G-D1): the hub's flag follows it.
+                hub.set_paused(kind == "pause")
             body = self._result(request, accepted.line, accepted.decisions, hub.paused)
             outcome.set_result(Outcome(200, body))
 
@@ -203,7 +205,7 @@ class CommandGate:
         decisions it made then are in the journal, not repeated here)."""
         try:
             same = command_key(encode_input(to_input(command, 0))) == key
-        except ValueError:  # pause / resume: never journaled, so never this id's command
+        except ValueError:  # not an engine command: never this id's command
             same = False
         if not same:
             return Outcome(409, messages.ID_REUSED.body())
@@ -305,6 +307,10 @@ def to_input(command: dict[str, Any], t: int) -> Input:
         return Objection(t, command["seat"])
     if kind == "undo":
         return Undo(t, command["line"])
+    if kind == "pause":
+        return Pause(t)
+    if kind == "resume":
+        return Resume(t)
     raise ValueError(f"not an engine command: {kind}")
 
 

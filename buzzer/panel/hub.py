@@ -147,7 +147,8 @@ class PanelHub:
         self._versions = versions
         self._log_size = log_size
         self._queue_size = queue_size
-        self.paused = False
+        # A-G-D1: the engine's pause (a journaled input), so a resumed game stays paused.
+        self.paused = controller.core.game.paused_at is not None
         #: snapshot → what the host reads now: the question, its answers, a cat's
         #: own theme and value, the final's theme names and question (set by `svoyak
         #: run`: ``display.packages.PackageTexts.host_view``); shown to the host only.
@@ -305,6 +306,7 @@ class PanelHub:
         re-reading an unchanged snapshot.
         """
         self._note_decisions(decisions)
+        self.paused = snapshot.get("paused_at") is not None  # the engine's pause (A-G-D1)
         visible = {k: v for k, v in snapshot.items() if k not in ("version", "now")}
         # A host command that changes nothing visible (a final stake replaced, or
         # undone) still changes the host's command log: it goes out in full.

@@ -20,8 +20,9 @@ from buzzer.journal.codec import InputParser
 from buzzer.journal.encode import TYPE_NAMES, encode_input
 from buzzer.panel import gate, models
 
-#: The panel's commands that are no input of the engine (the hub's own state).
-PANEL_ONLY = {"pause", "resume"}
+#: The panel's commands that are no input of the engine (the hub's own state):
+#: none since pause and resume became journaled inputs (A-G-D1).
+PANEL_ONLY: set[str] = set()
 #: One valid command of every kind the panel sends to the engine, as JSON.
 SAMPLES: dict[str, dict[str, Any]] = {
     "select": {"type": "select", "theme": 2, "price": 300},
@@ -41,6 +42,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "correction": {"type": "correction", "seat": 2, "delta": -200, "reason": "typo"},
     "objection": {"type": "objection", "seat": 1},
     "undo": {"type": "undo", "line": 7},
+    "pause": {"type": "pause"},
+    "resume": {"type": "resume"},
 }
 
 

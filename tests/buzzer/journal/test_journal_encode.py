@@ -39,6 +39,8 @@ SAMPLES = [
     ev.Undo(21 * S, 7),
     ev.Fault(22 * S, "pico", False, "watermark 120 ms behind the clock"),
     ev.Fault(23 * S, "gpio", True),
+    ev.Pause(24 * S),
+    ev.Resume(25 * S),
 ]
 
 
