@@ -407,6 +407,12 @@ def create_app(
 
     if simulate:
 
+        @app.get("/api/simulate", tags=["demo"])
+        async def simulated() -> dict[str, bool]:
+            """The game's buttons are simulated: the host's page shows a press button
+            per player (404 when real buttons are attached)."""
+            return {"simulate": True}
+
         @app.post(
             "/api/simulate/press",
             tags=["demo"],

@@ -982,6 +982,68 @@
     }
   }
 
+  /* A game without real buttons (svoyak run --headless without --pins or --serial):
+     the server serves /api/simulate (404 otherwise), and the host presses for the
+     players here, one button each, with a «зажать» that raises the stuck-button
+     alert (and «отпустить» that takes it down). Marked as a simulation; redrawn only
+     when what it shows changes, so that a tap is never lost to a redraw. */
+  let simulated = false;
+  let simulateKey = "";
+
+  async function askSimulated() {
+    try {
+      const response = await fetch("/api/simulate", { credentials: "same-origin" });
+      simulated = response.ok;
+    } catch (error) {
+      simulated = false;
+    }
+    simulateKey = "";
+    render();
+  }
+
+  async function simulate(path, body, node) {
+    node.classList.add("busy");
+    try {
+      const response = await post(path, body);
+      if (response && !response.ok && response.status !== 401) {
+        toast(messageOf(await response.json().catch(() => ({}))));
+      }
+    } finally {
+      node.classList.remove("busy");
+    }
+  }
+
+  function renderSimulate() {
+    const box = $("simulate");
+    const show = simulated && loggedIn;
+    const stuck = new Set(((panel && panel.alerts) || []).filter((a) => a.kind === "stuck").map((a) => a.seat));
+    const key = JSON.stringify([show, Svoyak.lang, snapshot.players, [...stuck].sort()]);
+    if (key === simulateKey) return;
+    simulateKey = key;
+    box.hidden = !show;
+    box.replaceChildren();
+    if (!show) return;
+    box.append(el("p", { class: "sim-label" }, el("strong", {}, t("sim.title")), " · ", t("sim.note")));
+    const seats = el("div", { class: "sim-seats" });
+    snapshot.players.forEach((player, i) => {
+      const seat = i + 1;
+      const held = stuck.has(seat);
+      seats.append(el("div", { class: "sim-seat", dataset: { seat: String(seat) } },
+        el("button", {
+          type: "button", class: "sim-press", id: "sim-press-" + seat,
+          "aria-label": t("sim.press.label", { name: player }),
+          onclick: (e) => simulate("/api/simulate/press", { seat }, e.currentTarget),
+        }, el("span", { class: "sim-name" }, player), el("span", { class: "sim-verb" }, t("sim.press"))),
+        el("button", {
+          type: "button", class: "sim-stuck" + (held ? " held" : ""), id: "sim-stuck-" + seat,
+          "aria-pressed": held ? "true" : "false",
+          "aria-label": t(held ? "sim.unstuck.label" : "sim.stuck.label", { name: player }),
+          onclick: (e) => simulate("/api/simulate/stuck", { seat, stuck: !held }, e.currentTarget),
+        }, t(held ? "sim.unstuck" : "sim.stuck"))));
+    });
+    box.append(seats);
+  }
+
   function render() {
     if (!snapshot) return;
     document.title = t("title.host");
@@ -997,6 +1059,7 @@
     $("paused-overlay").hidden = !(paused && loggedIn);
     Svoyak.renderScores($("scores"), snapshot, panel);
     renderAlerts();
+    renderSimulate();
     const last = lastCommand();
     $("undo-btn").textContent = last ? t("undo.last", { what: commandLabel(last) }) : t("undo.none");
     $("undo-btn").disabled = !last;
@@ -1083,6 +1146,7 @@
     $("login").hidden = true;
     $("game").hidden = false;
     render();
+    askSimulated();
   }
 
   async function login() {
