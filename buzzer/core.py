@@ -15,6 +15,7 @@ from typing import Any
 
 from buzzer.arbiter.decisions import Chooser, Decision, Ignored, Note, Score
 from buzzer.arbiter.events import (
+    HOST_COMMANDS,
     Draw,
     Fault,
     Input,
@@ -67,6 +68,12 @@ class GameCore:
         # that arrived before it yet is applied after it was overtaken (see _apply).
         self._latest_press_ref = 0
         self.undone: frozenset[int] = frozenset()
+        #: What each host command applied acted on, by its journal line: the round,
+        #: the question's theme (by the round's own name) and price, who was
+        #: answering (:meth:`_context`). The host's command log shows it, as the
+        #: command alone does not say it: a select names a theme by number, in
+        #: whatever round it was, and a verdict does not say whose.
+        self.context: dict[int, tuple[tuple[str, object], ...]] = {}
 
     def push(self, item: Input, out: list[Decision]) -> None:
         """Take one input in arrival order; append the decisions it releases to ``out``."""
@@ -148,6 +155,7 @@ class GameCore:
             id(game.board.rounds): game.board.rounds,
             id(self.history): list(self.history),
             id(self.started): list(self.started),
+            id(self.context): dict(self.context),
         }
         twin: GameCore = copy.deepcopy(self, memo)
         return twin
@@ -304,6 +312,7 @@ class GameCore:
         self.buffer = rebuilt.buffer
         self._recorded = rebuilt._recorded
         self.undone = undone
+        self.context = {**self.context, **rebuilt.context}
 
     def _late(self, item: Input, out: list[Decision]) -> None:
         """An input stamped more than the settle window before one seen earlier."""
@@ -376,7 +385,33 @@ class GameCore:
         seats = sorted({p.seat for p in batch})
         self.game.press(batch[0].t, seats, out)
 
+    def _context(self) -> tuple[tuple[str, object], ...]:
+        """The question the game is on now, for a host command's context: the round,
+        the cell's theme by the round's own name, its price, and who answers."""
+        game = self.game
+        board = game.shootout.board if game.shootout is not None else game.board
+        fields: list[tuple[str, object]] = [("round", board.round_index + 1)]
+        if game.cell is not None:
+            theme, price = game.cell
+            themes = board.current.themes
+            name = themes[theme - 1] if 1 <= theme <= len(themes) else str(theme)
+            fields += [("theme_name", name), ("price", price)]
+        stage = game.stage
+        seat = (
+            game.arbiter.answering
+            if stage is Stage.QUESTION
+            else game.answerer
+            if stage in (Stage.SPECIAL, Stage.BONUS)
+            else None
+        )
+        if seat is not None:
+            fields.append(("seat", seat))
+        return tuple(fields)
+
     def _apply(self, item: Input, out: list[Decision]) -> None:
+        # A host command's context: before it (whose answer a verdict judged), but
+        # a select's after it (the question it chose, in the round it moved to).
+        before = self._context() if isinstance(item, HOST_COMMANDS) else None
         try:
             self.game.apply(item, out)
         except SequenceError as exc:
@@ -389,3 +424,5 @@ class GameCore:
                 out.append(Note(item.t, "overtaken", (("line", item.ref), ("reason", str(exc)))))
                 return
             raise InputError(item.ref, str(exc)) from None
+        if before is not None:
+            self.context[item.ref] = self._context() if isinstance(item, Select) else before

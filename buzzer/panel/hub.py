@@ -239,7 +239,12 @@ class PanelHub:
                 if record is None or record[0] is not item:
                     record = (item, json.loads(encode_input(item)))
                     cache[item.ref] = record
-                out.append({**record[1], "line": item.ref, "undone": item.ref in undone})
+                entry = {**record[1], "line": item.ref, "undone": item.ref in undone}
+                # what it acted on (the round's own theme name, whose answer): the core's
+                context = core.context.get(item.ref)
+                if context is not None:
+                    entry["context"] = dict(context)
+                out.append(entry)
                 if len(out) >= self._log_size:
                     break
         if len(cache) > 4 * self._log_size:

@@ -930,13 +930,21 @@
 
   // -- the frame around it -------------------------------------------------------
 
+  /* A command's label. The server says what each applied command acted on
+     (`context`: the round's own theme name, the price, who answered): a select is
+     named by its own round's themes, never the current one's, and a verdict says whose. */
   function commandLabel(c) {
     const n = (seat) => name(seat);
+    const context = c.context || {};
     switch (c.type) {
-      case "select":
-        return c.theme ? t("cmd.select", { theme: snapshot.themes[c.theme - 1] ?? c.theme, price: c.price })
-          : t("cmd.select.next");
-      case "judge": return t("cmd.judge." + c.verdict);
+      case "select": {
+        if (!c.theme) return t("cmd.select.next");
+        const theme = context.theme_name ?? snapshot.themes[c.theme - 1] ?? c.theme;
+        return t("cmd.select", { theme, price: c.price });
+      }
+      case "judge":
+        return context.seat ? t("cmd.judge." + c.verdict + ".seat", { name: n(context.seat) })
+          : t("cmd.judge." + c.verdict);
       case "bonus": return t(c.accept ? "cmd.bonus.accept" : "cmd.bonus.decline");
       case "cat_picture": return t("cmd.cat_picture");
       case "final_judge": return t("cmd.final_judge." + c.verdict, { name: n(c.seat) });
@@ -950,14 +958,25 @@
     }
   }
 
+  /* The question a command acted on («ЖЁЛТАЯ ТЕМА — 600»), when it was not a select
+     (whose label names it already); "" when none. */
+  function commandQuestion(c) {
+    const context = c.context || {};
+    if (c.type === "select" || !context.theme_name) return "";
+    return t("question.for", { theme: context.theme_name, price: context.price });
+  }
+
   function lastCommand() {
     return ((panel && panel.commands) || []).find((c) => !c.undone) || null;
   }
 
   function undo(command, buttonNode) {
     if (!command) return;
+    // what will be undone, and on which question; never a journal line's number
     const what = commandLabel(command);
-    if (!window.confirm(t("undo.confirm", { what, line: command.line }))) return;
+    const question = commandQuestion(command);
+    const asked = question ? t("undo.confirm.question", { what, question }) : t("undo.confirm", { what });
+    if (!window.confirm(asked)) return;
     send({ type: "undo", line: command.line }, buttonNode);
   }
 
@@ -1119,7 +1138,9 @@
   function openLog() {
     const list = $("log-list");
     list.replaceChildren(...((panel && panel.commands) || []).map((c) => el("li", { class: c.undone ? "undone" : "" },
-      el("span", { class: "line" }, t("line", { n: c.line })), " ", commandLabel(c), " ",
+      el("span", { class: "line" }, t("line", { n: c.line })), " ",
+      el("span", { class: "what" }, commandLabel(c),
+        commandQuestion(c) ? el("span", { class: "where" }, " · ", commandQuestion(c)) : null), " ",
       c.undone ? el("em", {}, t("undone"))
         : el("button", { type: "button", class: "step", onclick: (e) => { $("log-dialog").close(); undo(c, e.currentTarget); } }, t("undo")))));
     $("log-dialog").showModal();
