@@ -145,7 +145,10 @@ class Game(FinalRound):
         self.bidding: Bidding | None = None
         self._announced_passes: set[int] = set()
         self.answerer: int | None = None
+        #: A special question's time to think: None until the host has read it
+        #: (C2003-2.4.6e: from the end of the reading, ``reading_end``).
         self.special_deadline: int | None = None
+        self._special_think = 0
         self.value = 0
         self.wrong_costs = True
         # The 1995 bonus contest (TV-H-1995-03): offered once, after its round.
@@ -286,6 +289,7 @@ class Game(FinalRound):
                 "resume it before pausing again"
             )
         self.paused_at = item.t
+        out.append(Note(item.t, "paused"))
 
     def _on_resume(self, item: Resume, out: list[Decision]) -> None:
         """A-G-D1: the game goes on; every deadline still pending at the pause
@@ -296,6 +300,7 @@ class Game(FinalRound):
             raise SequenceError("the game is not paused: there is nothing to resume")
         self.paused_at = None
         length = item.t - paused_at
+        out.append(Note(item.t, "resumed", (("paused_s", length / 1e9),)))
         if length <= 0:
             return
         self.arbiter.shift(paused_at, length)  # the press window, the buy window, lockouts
@@ -332,6 +337,9 @@ class Game(FinalRound):
         if self._final_reading():
             self._final_reading_start(t, out)
             return
+        if self.stage is Stage.SPECIAL:
+            self._special_read("reading_start")
+            return
         self._expect(Stage.QUESTION, "reading_start")
         self.arbiter.start_reading(t, out)
 
@@ -339,8 +347,22 @@ class Game(FinalRound):
         if self._final_reading():
             self._final_reading_end(t, out)
             return
+        if self.stage is Stage.SPECIAL:
+            self._special_read("reading_end")
+            # C2003-2.4.6e, A.4: the time to think runs from the end of the reading.
+            self.special_deadline = t + self._special_think
+            return
         self._expect(Stage.QUESTION, "reading_end")
         self.arbiter.end_reading(t, out)
+
+    def _special_read(self, command: str) -> None:
+        """The host reads a special question to the one who answers it: once
+        (a repeated ``reading_start`` while reading changes nothing)."""
+        if self.special_deadline is not None:
+            raise SequenceError(
+                f"{command} makes no sense now: the special question has been read, "
+                f"seat {self.answerer} is thinking: judge the answer"
+            )
 
     def select(self, t: int, theme: int | None, price: int | None, out: list[Decision]) -> None:
         arbiter = self.arbiter
@@ -665,7 +687,9 @@ class Game(FinalRound):
         self.value = series[self.pictures_shown - 1]
         cat = self.rules.cat
         assert cat is not None
-        self.special_deadline = item.t + cat.answer_time_ns
+        if self.special_deadline is not None:
+            # the time to think starts again, if it runs (from the reading's end)
+            self.special_deadline = item.t + cat.answer_time_ns
         out.append(
             Note(item.t, "cat_picture", (("shown", self.pictures_shown), ("value", self.value)))
         )
@@ -822,7 +846,10 @@ class Game(FinalRound):
                 else self.rules.buttons.answer_time_ns
             )
         )
-        self.special_deadline = t + think
+        # It starts when the host has read the question (reading_end), not at the
+        # hand-over: the host is still reading then (C2003-2.4.6e; docs/journal.md).
+        self._special_think = think
+        self.special_deadline = None
         out.append(Recognized(t, seat))
 
     def _judge_special(self, t: int, correct: bool, out: list[Decision]) -> None:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from buzzer.arbiter.decisions import Decision
-from buzzer.arbiter.events import Select
+from buzzer.arbiter.events import ReadingEnd, Select
 from buzzer.core import GameCore
 from buzzer.journal.codec import JournalError, parse_header
 from tests.conftest import run
@@ -43,8 +43,10 @@ def test_C2003_2_4_6e_ten_seconds_to_think_on_the_stake_question() -> None:
     core = GameCore(parse_header(json.dumps(header)))
     out: list[Decision] = []
     core.push(Select(2 * S, 1, 10), out)
+    core.push(ReadingEnd(5 * S), out)
     core.finish(out)
     snapshot = core.snapshot()
     # Everyone at 0: the opener plays for the nominal and the others cannot raise.
     assert snapshot["stage"] == "special" and snapshot["answering"] == 1
-    assert snapshot["special_deadline"] == 12 * S
+    # The 10 s run from the end of the host's reading, not from the hand-over at 2 s.
+    assert snapshot["special_deadline"] == 15 * S
