@@ -11,18 +11,18 @@ from __future__ import annotations
 import copy
 import random
 from collections import deque
-from typing import Any
+from typing import Any, ClassVar
 
+from buzzer.arbiter.commands import Handler, dispatch_table
 from buzzer.arbiter.decisions import Chooser, Decision, Ignored, Note, Score
 from buzzer.arbiter.events import (
     HOST_COMMANDS,
     Draw,
     Fault,
+    HostInput,
     Input,
-    Pause,
     Press,
     Release,
-    Resume,
     Select,
     Tick,
     Undo,
@@ -35,9 +35,12 @@ from rules.snapshot import GameSnapshot, HostOptions, NextRound
 from rules.specials.params import CatPrice
 from rules.state import Stage
 
-#: Inputs an undo cannot take back. A pause (A-G-D1) is not a command on the game
-#: but on its time: the clocks stood still, and an undo cannot make them have run.
-_NOT_UNDOABLE = (Press, Release, Draw, Tick, Undo, Fault, Pause, Resume)
+
+def _undoable(item: Input) -> bool:
+    """Whether an undo can take ``item`` back: a host command declared undoable
+    (``SPEC.undoable``; not an undo, nor a pause, A-G-D1: the clocks stood still,
+    and an undo cannot make them have run), never a press, a tick or a draw."""
+    return isinstance(item, HostInput) and item.SPEC.undoable
 
 
 class InputError(SvoyakError):
@@ -51,6 +54,10 @@ class InputError(SvoyakError):
 
 class GameCore:
     """The single owner of a game's decisions (pure: no clock, no I/O)."""
+
+    #: The host commands the core applies itself (``_on_<TYPE>``, from the
+    #: declaration: ``Handler.CORE``); the game applies the rest.
+    _HANDLERS: ClassVar[dict[type, str]]
 
     def __init__(self, setup: GameSetup) -> None:
         self.setup = setup
@@ -77,8 +84,9 @@ class GameCore:
 
     def push(self, item: Input, out: list[Decision]) -> None:
         """Take one input in arrival order; append the decisions it releases to ``out``."""
-        if isinstance(item, Undo):
-            self._undo(item, out)
+        own = self._HANDLERS.get(type(item))
+        if own is not None:  # an undo: it rebuilds the game rather than play in it
+            getattr(self, own)(item, out)
             return
         self.history.append(item)
         if isinstance(item, Fault):
@@ -260,7 +268,7 @@ class GameCore:
 
     # -- internals -----------------------------------------------------------
 
-    def _undo(self, undo: Undo, out: list[Decision]) -> None:
+    def _on_undo(self, undo: Undo, out: list[Decision]) -> None:
         """Undo a host command: rebuild the game from every input but the undone ones.
 
         History is never rewritten: the undo is an input of its own, and the
@@ -271,7 +279,7 @@ class GameCore:
         # the host saw before tapping undo is decided (and, if undone, shown undone).
         self.push(Tick(undo.t, undo.ref), out)
         target = next((i for i in self.history if i.ref == undo.line), None)
-        if target is None or isinstance(target, _NOT_UNDOABLE):
+        if target is None or not _undoable(target):
             raise InputError(undo.ref, f"line {undo.line} is not a host command that can be undone")
         if undo.line in self.undone:
             raise InputError(undo.ref, f"line {undo.line} has already been undone")
@@ -426,3 +434,6 @@ class GameCore:
             raise InputError(item.ref, str(exc)) from None
         if before is not None:
             self.context[item.ref] = self._context() if isinstance(item, Select) else before
+
+
+GameCore._HANDLERS = dispatch_table(GameCore, Handler.CORE, HOST_COMMANDS)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+from buzzer.arbiter.commands import Handler, WhilePaused, dispatch_table
 from buzzer.arbiter.decisions import (
     Chooser,
     Decision,
@@ -32,15 +33,13 @@ from buzzer.arbiter.decisions import (
     seconds,
 )
 from buzzer.arbiter.events import (
+    HOST_COMMANDS,
     Bid,
     BonusReply,
     CatGive,
     CatPicture,
     CatPrice,
     Correction,
-    FinalJudge,
-    FinalRemove,
-    FinalStake,
     Judge,
     Objection,
     Pass,
@@ -240,42 +239,22 @@ class Game(FinalRound):
 
     # -- inputs --------------------------------------------------------------
 
-    #: Host command type → the name of the method that applies it. A table of
-    #: names on the class, not of bound methods and lambdas on the instance: a
-    #: game holds no closures, so a copy of it (the panel's trial run) is a
-    #: plain deep copy with nothing to re-bind.
-    _HANDLERS: ClassVar[dict[type, str]] = {
-        Select: "_on_select",
-        ReadingStart: "_on_reading_start",
-        ReadingEnd: "_on_reading_end",
-        Judge: "_on_judge",
-        Timeout: "_on_timeout",
-        Bid: "_on_bid",
-        Pass: "_on_pass",
-        CatGive: "_on_cat_give",
-        CatPrice: "_on_cat_price",
-        BonusReply: "_on_bonus_reply",
-        CatPicture: "_on_cat_picture",
-        FinalRemove: "_on_final_remove",
-        FinalStake: "_on_final_stake",
-        FinalJudge: "_on_final_judge",
-        Correction: "_on_correction",
-        Objection: "_on_objection",
-        Pause: "_on_pause",
-        Resume: "_on_resume",
-    }
-
-    #: A-G-D1: what the host may still do while the game is paused: score
-    #: corrections and objections (a dispute is what a pause is often for), and
-    #: the resume. Anything that moves the game on waits for the resume.
-    _WHILE_PAUSED: ClassVar[frozenset[type]] = frozenset({Correction, Objection, Pause, Resume})
+    #: Host command type → the name of the method that applies it (``_on_<TYPE>``),
+    #: made from the declaration (buzzer/arbiter/commands.py; set below the class).
+    #: A table of names on the class, not of bound methods and lambdas on the
+    #: instance: a game holds no closures, so a copy of it (the panel's trial run)
+    #: is a plain deep copy with nothing to re-bind.
+    _HANDLERS: ClassVar[dict[type, str]]
 
     def apply(self, item: Any, out: list[Decision]) -> None:
         """Apply one host command (already in time order)."""
         name = self._HANDLERS.get(type(item))
         if name is None:
             return
-        if self.paused_at is not None and type(item) not in self._WHILE_PAUSED:
+        # A-G-D1: what the host may still do while paused is the declaration's
+        # (``SPEC.while_paused``): corrections and objections (a dispute is what a
+        # pause is often for), the resume. Anything that moves the game on waits.
+        if self.paused_at is not None and item.SPEC.while_paused is WhilePaused.REFUSED:
             raise SequenceError(
                 f"{item.TYPE} makes no sense now: the game is paused (A-G-D1): resume it first"
             )
@@ -311,6 +290,8 @@ class Game(FinalRound):
             self.round_started_at += length  # TV-G-6: the round clock (and its warning)
         if self.final_answers_due is not None and not self.final_answers_in:
             self.final_answers_due += length  # C2003-2.7.4, TV-F-4: the writing time
+            # its new end, as at the reading's end: the screens count down to it
+            out.append(Note(item.t, "final_timer", (("until", self.final_answers_due / 1e9),)))
 
     def _on_reading_start(self, item: ReadingStart, out: list[Decision]) -> None:
         self.reading_start(item.t, out)
@@ -911,7 +892,7 @@ class Game(FinalRound):
             out.append(Note(t, "bonus_not_played", (("skipped", True),)))
             self._end_bonus()
 
-    def _on_bonus_reply(self, item: BonusReply, out: list[Decision]) -> None:
+    def _on_bonus(self, item: BonusReply, out: list[Decision]) -> None:
         self._expect(Stage.BONUS_OFFER, "bonus")
         contest = self.bonus
         assert contest is not None
@@ -1128,3 +1109,6 @@ class Game(FinalRound):
         except BoardError as exc:
             raise SequenceError(str(exc)) from None
         return theme, price
+
+
+Game._HANDLERS = dispatch_table(Game, Handler.GAME, HOST_COMMANDS)

@@ -7,39 +7,33 @@ a message a host or technician can act on.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from buzzer.arbiter.commands import (
+    MAX_POINTS,
+    CommandField,
+    SeatNo,
+    Text,
+    Verdict,
+    Whole,
+    YesNo,
+    fields_of,
+)
 from buzzer.arbiter.events import (
-    Bid,
-    BonusReply,
-    CatGive,
-    CatPicture,
-    CatPrice,
-    Correction,
+    HOST_COMMANDS,
     Draw,
     Fault,
-    FinalJudge,
-    FinalRemove,
-    FinalStake,
+    HostInput,
     Input,
-    Judge,
-    Objection,
-    Pass,
-    Pause,
     Press,
-    ReadingEnd,
-    ReadingStart,
     Release,
-    Resume,
-    Select,
     Tick,
-    Timeout,
-    Undo,
 )
 from buzzer.arbiter.params import DEFAULT_SETTLE_NS, MAX_SETTLE_NS, NS_PER_MS, NS_PER_S
 from buzzer.errors import SvoyakError
@@ -50,9 +44,6 @@ from rules.packages import Package, PackageError, QuestionKind
 from rules.packages.locate import load_named_package
 from rules.profiles import OptionError, RuleSystem, find_rules, with_options
 from rules.state import SpecialKind
-
-#: The largest stake, price or correction accepted (a corrupt line beyond it).
-MAX_POINTS = 10**9
 
 #: Timestamps beyond this (about 11.5 days) are taken for a corrupt line.
 MAX_T_S = 1_000_000.0
@@ -133,42 +124,14 @@ class InputParser:
     def __init__(self, seats: int) -> None:
         self.seats = seats
         # Keyed by each class's own TYPE tag: the journal's names live on the classes.
+        # A host command's reader is made from its declaration (its fields' limits).
         self._by_type: dict[str, Callable[[dict[str, Any], int], Input]] = {
             Press.TYPE: self._press,
             Release.TYPE: self._release,
-            Select.TYPE: self._select,
-            ReadingStart.TYPE: lambda o, n: ReadingStart(_t(o, n), n),
-            ReadingEnd.TYPE: lambda o, n: ReadingEnd(_t(o, n), n),
-            Judge.TYPE: self._judge,
-            Timeout.TYPE: lambda o, n: Timeout(_t(o, n), n),
             Draw.TYPE: self._draw,
             Tick.TYPE: lambda o, n: Tick(_t(o, n), n),
-            Bid.TYPE: lambda o, n: Bid(
-                _t(o, n), self._seat(o, n), _int(o, "amount", n, 1, MAX_POINTS), n
-            ),
-            Pass.TYPE: lambda o, n: Pass(_t(o, n), self._seat(o, n), n),
-            CatGive.TYPE: lambda o, n: CatGive(_t(o, n), self._seat(o, n), n),
-            CatPrice.TYPE: lambda o, n: CatPrice(_t(o, n), _int(o, "price", n, 1, MAX_POINTS), n),
-            BonusReply.TYPE: lambda o, n: BonusReply(_t(o, n), _accept(o, n), n),
-            CatPicture.TYPE: lambda o, n: CatPicture(_t(o, n), n),
-            FinalRemove.TYPE: lambda o, n: FinalRemove(
-                _t(o, n), _int(o, "theme", n, 1, 100), self._optional_seat(o, n), n
-            ),
-            FinalStake.TYPE: lambda o, n: FinalStake(
-                _t(o, n),
-                self._seat(o, n),
-                None if o.get("amount") is None else _int(o, "amount", n, 1, MAX_POINTS),
-                n,
-            ),
-            FinalJudge.TYPE: lambda o, n: FinalJudge(
-                _t(o, n), _verdict(o, n), self._optional_seat(o, n), n
-            ),
-            Correction.TYPE: self._correction,
-            Objection.TYPE: lambda o, n: Objection(_t(o, n), self._seat(o, n), n),
-            Undo.TYPE: lambda o, n: Undo(_t(o, n), _int(o, "line", n, 2, 10**9), n),
             Fault.TYPE: self._fault,
-            Pause.TYPE: lambda o, n: Pause(_t(o, n), n),
-            Resume.TYPE: lambda o, n: Resume(_t(o, n), n),
+            **{cls.TYPE: self._command_reader(cls) for cls in HOST_COMMANDS},
         }
 
     def parse(self, text: str, line: int) -> Input:
@@ -197,38 +160,62 @@ class InputParser:
             raise JournalError(line, "field 'detail' must be a text of at most 200 characters")
         return Fault(_t(obj, line), source, state == "back", detail, line)
 
-    def _seat(self, obj: Mapping[str, Any], line: int) -> int:
-        return _int(obj, "seat", line, 1, self.seats)
+    def _command_reader(self, cls: type[HostInput]) -> Callable[[dict[str, Any], int], Input]:
+        """The reader of one host command's lines, made from its declaration: each
+        field read and checked by what it holds (buzzer/arbiter/commands.py)."""
+        readers = [(f, self._field_reader(f)) for f in fields_of(cls)]
+        together = cls.SPEC.together
+        make = cast(Callable[..., Input], cls)  # a dataclass: (t, its fields, ref)
 
-    def _optional_seat(self, obj: Mapping[str, Any], line: int) -> int | None:
-        return None if obj.get("seat") is None else self._seat(obj, line)
+        def read(obj: dict[str, Any], line: int) -> Input:
+            t = _t(obj, line)
+            given = not together or any(key in obj for key in together)
+            values: dict[str, Any] = {}
+            for field, reader in readers:
+                key = field.wire
+                if field.name in together:
+                    if not given:
+                        values[field.name] = None
+                        continue
+                elif field.optional and obj.get(key) is None:
+                    values[field.name] = None
+                    continue
+                elif key not in obj and field.default is not dataclasses.MISSING:
+                    continue  # an older line without it: the declared default
+                values[field.name] = reader(obj, line)
+            return make(t=t, ref=line, **values)
 
-    def _correction(self, obj: dict[str, Any], line: int) -> Input:
-        reason = obj.get("reason", "")
-        if not isinstance(reason, str) or len(reason) > 500:
-            raise JournalError(line, "field 'reason' must be a text of at most 500 characters")
-        delta = _int(obj, "delta", line, -MAX_POINTS, MAX_POINTS)
-        if delta == 0:
-            raise JournalError(line, "field 'delta' must not be 0: a correction changes a score")
-        return Correction(_t(obj, line), self._seat(obj, line), delta, reason, line)
+        return read
+
+    def _field_reader(self, field: CommandField) -> Callable[[Mapping[str, Any], int], Any]:
+        """How one declared field is read and checked (the messages name the field)."""
+        kind, key = field.kind, field.wire
+        if isinstance(kind, SeatNo):
+            return lambda o, n: _int(o, key, n, 1, self.seats)
+        if isinstance(kind, Verdict):
+            return lambda o, n: _verdict(o, n, key)
+        if isinstance(kind, YesNo):
+            return lambda o, n: _yes_no(o, n, key)
+        if isinstance(kind, Text):
+            return lambda o, n: _text(o, n, key, kind.max_length)
+        assert isinstance(kind, Whole)
+        low, high, nonzero = kind.low, kind.high, kind.nonzero
+        if nonzero is None:
+            return lambda o, n: _int(o, key, n, low, high)
+
+        def whole(obj: Mapping[str, Any], line: int) -> int:
+            value = _int(obj, key, line, low, high)
+            if value == 0:
+                raise JournalError(line, f"field {key!r} must not be 0: {nonzero}")
+            return value
+
+        return whole
 
     def _press(self, obj: dict[str, Any], line: int) -> Input:
         return Press(_t(obj, line), _int(obj, "seat", line, 1, self.seats), line)
 
     def _release(self, obj: dict[str, Any], line: int) -> Input:
         return Release(_t(obj, line), _int(obj, "seat", line, 1, self.seats), line)
-
-    def _select(self, obj: dict[str, Any], line: int) -> Input:
-        t = _t(obj, line)
-        if "theme" not in obj and "price" not in obj:
-            return Select(t, None, None, line)
-        return Select(
-            t, _int(obj, "theme", line, 1, 1000), _int(obj, "price", line, 1, 10**9), line
-        )
-
-    def _judge(self, obj: dict[str, Any], line: int) -> Input:
-        t = _t(obj, line)
-        return Judge(t, _verdict(obj, line), line)
 
     def _draw(self, obj: dict[str, Any], line: int) -> Input:
         t = _t(obj, line)
@@ -286,18 +273,25 @@ def _birth_dates(value: Any, players: int) -> tuple[str, ...] | None:
         raise JournalError(1, message) from None
 
 
-def _accept(obj: Mapping[str, Any], line: int) -> bool:
-    accept = obj.get("accept")
-    if not isinstance(accept, bool):
-        raise JournalError(line, f"field 'accept' must be true or false, got {accept!r}")
-    return accept
+def _yes_no(obj: Mapping[str, Any], line: int, key: str) -> bool:
+    value = obj.get(key)
+    if not isinstance(value, bool):
+        raise JournalError(line, f"field {key!r} must be true or false, got {value!r}")
+    return value
 
 
-def _verdict(obj: Mapping[str, Any], line: int) -> bool:
-    verdict = obj.get("verdict")
+def _verdict(obj: Mapping[str, Any], line: int, key: str) -> bool:
+    verdict = obj.get(key)
     if verdict not in ("correct", "wrong"):
-        raise JournalError(line, f"field 'verdict' must be 'correct' or 'wrong', got {verdict!r}")
+        raise JournalError(line, f"field {key!r} must be 'correct' or 'wrong', got {verdict!r}")
     return bool(verdict == "correct")
+
+
+def _text(obj: Mapping[str, Any], line: int, key: str, max_length: int) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str) or len(value) > max_length:
+        raise JournalError(line, f"field {key!r} must be a text of at most {max_length} characters")
+    return value
 
 
 def parse_header(text: str, base: Path | None = None) -> GameSetup:

@@ -12,7 +12,8 @@ import json
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from buzzer.arbiter.events import INPUT_CLASSES, Input
+from buzzer.arbiter.commands import to_wire
+from buzzer.arbiter.events import INPUT_CLASSES, HostInput, Input
 from buzzer.arbiter.params import NS_PER_S
 from buzzer.journal.codec import LONE_SURROGATE, InputParser, JournalError
 
@@ -27,21 +28,22 @@ def encode_input(item: Input, command_id: str | None = None) -> str:
     ``id`` field), kept so that a retry after a restart is answered, not applied.
     """
     record: dict[str, object] = {"t": item.t / NS_PER_S, "type": TYPE_NAMES[type(item)]}
-    for field in dataclasses.fields(item):
-        name = field.name
-        if name in ("t", "ref"):
-            continue
-        value = getattr(item, name)
-        if value is None:
-            continue
-        if name == "ok":
-            record["state"] = "back" if value else "stalled"
-        elif name == "correct":
-            record["verdict"] = "correct" if value else "wrong"
-        elif isinstance(value, tuple):
-            record[name] = list(value)
-        else:
-            record[name] = value
+    if isinstance(item, HostInput):
+        record.update(to_wire(item))  # as declared (buzzer/arbiter/commands.py)
+    else:
+        for field in dataclasses.fields(item):
+            name = field.name
+            if name in ("t", "ref"):
+                continue
+            value = getattr(item, name)
+            if value is None:
+                continue
+            if name == "ok":
+                record["state"] = "back" if value else "stalled"
+            elif isinstance(value, tuple):
+                record[name] = list(value)
+            else:
+                record[name] = value
     if command_id is not None:
         record["id"] = command_id
     return json.dumps(record, ensure_ascii=False)
