@@ -116,6 +116,14 @@ _STRINGS: Mapping[str, Mapping[str, str]] = MappingProxyType(
             "en": "the round's lowest or highest",
         },
         "final_answer": {"ru": "Правильный ответ: {answer}", "en": "Right answer: {answer}"},
+        # A-G-D1: the host's pause, and the clocks it froze.
+        "pause": {"ru": "Пауза", "en": "Pause"},
+        "pause_note": {"ru": "Время остановлено", "en": "The clocks are stopped"},
+        "paused_window": {"ru": "Окно для ответа", "en": "Buzz-in window"},
+        "paused_buy": {"ru": "Покупка вопроса", "en": "Buying the question"},
+        "paused_final": {"ru": "Ответы финала", "en": "Final answers"},
+        "paused_lockout": {"ru": "Фальстарт: {name}", "en": "False start: {name}"},
+        "seconds": {"ru": "{s} с", "en": "{s} s"},
     }
 )
 
@@ -158,6 +166,15 @@ def margin(us: int, lang: str = DEFAULT_LANGUAGE) -> str:
     if lang == "ru":
         ms = ms.replace(".", ",")
     return f"{ms} {tr('ms', lang)}"
+
+
+def tenths(ns: int, lang: str = DEFAULT_LANGUAGE) -> str:
+    """A time left to the tenth of a second (``4,0 с``), as a frozen clock shows it."""
+    tenth = max(0, -(-ns // 100_000_000))
+    text = f"{tenth // 10}.{tenth % 10}"
+    if lang == "ru":
+        text = text.replace(".", ",")
+    return tr("seconds", lang, s=text)
 
 
 def seconds_left(ns: int) -> str:

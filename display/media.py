@@ -268,6 +268,13 @@ def audio_wanted(snapshot: GameSnapshot | None) -> str:
     """
     if not snapshot:
         return STOP
+    wanted = _audio_for_stage(snapshot)
+    if wanted == PLAY and snapshot.get("paused_at") is not None:
+        return PAUSE  # A-G-D1: the host paused the game: the tune holds until the resume
+    return wanted
+
+
+def _audio_for_stage(snapshot: GameSnapshot) -> str:
     stage = snapshot.get("stage")
     if stage == "question":
         phase = snapshot.get("phase")

@@ -34,7 +34,7 @@ from display import scene as screens
 from display.i18n import DEFAULT_LANGUAGE, number, seconds_left, tr
 from display.layout import Layout, Podium
 from display.paint import Painter
-from display.scene import Scene, screen_kind
+from display.scene import Scene, screen_kind, stage_kind
 from display.widgets import Row, Widget, WidgetPainter
 from rules.snapshot import GameSnapshot
 
@@ -139,7 +139,9 @@ class Renderer:
         assert snapshot is not None
         lang = self.lang
         layout = self.layout
-        left, right = view.header(scene, kind, lang)
+        now = view.frozen_now(scene, now)  # A-G-D1: a paused game's clocks stand still
+        # The pause screen keeps the header of what was being played.
+        left, right = view.header(scene, stage_kind(scene) if kind == screens.PAUSE else kind, lang)
         out = [Widget("header", self._header_rect(), (left, right), self.widgets.header)]
         out.extend(self._timer(scene, now))
         out.extend(self._podiums(scene, now))
@@ -177,6 +179,8 @@ class Renderer:
                 out.append(self._rows("rows", layout.main, rows))
         elif kind == screens.OVER:
             out.extend(self._over(scene, snapshot))
+        elif kind == screens.PAUSE:
+            out.extend(self._pause(scene))
         return out
 
     def _header_rect(self) -> pygame.Rect:
@@ -448,6 +452,21 @@ class Renderer:
         top, rest = layout.split(layout.main, 0.4)
         return [
             Widget("headline", top, headline, self.widgets.winner),
+            self._rows("rows", rest, rows),
+        ]
+
+    def _pause(self, scene: Scene) -> list[Widget]:
+        """A-G-D1: «Пауза», large, and what each frozen clock has left."""
+        lang = self.lang
+        layout = self.layout
+        headline = (tr("pause", lang), tr("pause_note", lang))
+        clocks = view.paused_clocks(scene, lang)
+        if not clocks:
+            return [Widget("headline", layout.main, headline, self.widgets.headline)]
+        top, rest = layout.split(layout.main, 0.4)
+        rows = [Row(what, left, view.TONE_GOLD) for what, left in clocks]
+        return [
+            Widget("headline", top, headline, self.widgets.headline),
             self._rows("rows", rest, rows),
         ]
 

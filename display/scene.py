@@ -183,6 +183,8 @@ FINAL_REMOVE = "final_remove"
 FINAL_STAKES = "final_stakes"
 FINAL_JUDGING = "final_judging"
 OVER = "over"
+#: A-G-D1: the host paused the game: a full screen saying so, its timers frozen.
+PAUSE = "pause"
 
 SCREENS = (
     START,
@@ -196,6 +198,7 @@ SCREENS = (
     FINAL_STAKES,
     FINAL_JUDGING,
     OVER,
+    PAUSE,
 )
 
 _BY_STAGE = {
@@ -215,8 +218,19 @@ _BY_STAGE = {
 
 
 def screen_kind(scene: Scene) -> str:
-    """Which screen a scene is drawn on: the start screen, or the one for the game's stage."""
+    """Which screen a scene is drawn on: the start screen, the pause (A-G-D1), or the
+    one for the game's stage."""
     snapshot = scene.snapshot
     if scene.start is not None or snapshot is None:
+        return START
+    if snapshot.get("paused_at") is not None:
+        return PAUSE
+    return stage_kind(scene)
+
+
+def stage_kind(scene: Scene) -> str:
+    """The screen of the game's stage, paused or not (the pause screen's header is its)."""
+    snapshot = scene.snapshot
+    if snapshot is None:
         return START
     return _BY_STAGE.get(str(snapshot.get("stage")), BOARD)

@@ -120,11 +120,21 @@ def round_title(snapshot: GameSnapshot, lang: str) -> str:
     return name or tr("round", lang, n=snapshot.get("round", 1))
 
 
+def frozen_now(scene: Scene, now: int) -> int:
+    """The instant the screen shows: ``now``, or the pause's while the game is paused
+    (A-G-D1: every clock stands still, so each timer shows what it had left then)."""
+    snapshot = scene.snapshot
+    paused_at = snapshot.get("paused_at") if snapshot is not None else None
+    return now if paused_at is None else int(paused_at)
+
+
 def countdown(scene: Scene, now: int) -> Countdown | None:
-    """The timer running now, if any: the press window, the answer, the final's 30 s."""
+    """The timer running now, if any: the press window, the answer, the final's 30 s
+    (frozen at the pause's instant while the game is paused)."""
     snapshot = scene.snapshot
     if snapshot is None or scene.start is not None:
         return None
+    now = frozen_now(scene, now)
     stage = snapshot.get("stage")
     deadline: int | None = None
     kind = WINDOW
@@ -157,6 +167,8 @@ def animating(scene: Scene, now: int) -> bool:
     snapshot = scene.snapshot
     if snapshot is None or scene.start is not None:
         return False
+    if snapshot.get("paused_at") is not None:
+        return False  # A-G-D1: nothing moves during a pause
     timer = countdown(scene, now)
     if timer is not None and timer.remaining > 0:
         return True
@@ -165,6 +177,37 @@ def animating(scene: Scene, now: int) -> bool:
 
 def blink_on(now: int) -> bool:
     return (now // BLINK_NS) % 2 == 0
+
+
+def paused_clocks(scene: Scene, lang: str) -> list[tuple[str, str]]:
+    """A-G-D1: (what, time left) of each clock the pause froze, for the pause screen:
+    the press window (or the stake question's buy window), the answer, the final's
+    writing time, each false start's lockout."""
+    snapshot = scene.snapshot
+    paused_at = snapshot.get("paused_at") if snapshot is not None else None
+    if snapshot is None or paused_at is None:
+        return []
+    at = int(paused_at)
+    stage = snapshot.get("stage")
+    out: list[tuple[str, str]] = []
+    closes_at = snapshot.get("closes_at")
+    if stage in ("question", "bidding") and closes_at is not None:
+        what = "paused_buy" if stage == "bidding" else "paused_window"
+        out.append((tr(what, lang), i18n.tenths(int(closes_at) - at, lang)))
+    answering = snapshot.get("answering")
+    deadline = (
+        snapshot.get("special_deadline") if stage == "special" else snapshot.get("answer_deadline")
+    )
+    if stage in ("question", "special") and answering is not None and deadline is not None:
+        name = player_name(snapshot, answering, lang)
+        out.append((tr("answers", lang, name=name), i18n.tenths(int(deadline) - at, lang)))
+    until = scene.facts.final_until
+    if stage in ("final_stakes", "final_judging") and until is not None and until > at:
+        out.append((tr("paused_final", lang), i18n.tenths(until - at, lang)))
+    for seat, locked in sorted(_locked(snapshot, at).items()):
+        name = player_name(snapshot, seat, lang)
+        out.append((tr("paused_lockout", lang, name=name), i18n.tenths(locked - at, lang)))
+    return out
 
 
 def margins(snapshot: GameSnapshot) -> dict[int, int]:

@@ -355,6 +355,35 @@ SCENES: dict[str, Callable[[], tuple[Scene, int, str]]] = {
         NOW,
         "ru",
     ),
+    # A-G-D1: the host paused the game: a full screen, the clocks frozen at the pause's
+    # instant (drawn 10 s later: still 3,5 s of the window and 1,2 s of the lockout).
+    "pause": lambda: (
+        Scene(
+            question(
+                phase="open",
+                closes_at=NOW + 3500 * MS,
+                locked_until={"2": NOW + 1200 * MS},
+                paused_at=NOW,
+            ),
+            question_text=QUESTION,
+        ),
+        NOW + 10 * NS,
+        "ru",
+    ),
+    "pause_english": lambda: (
+        Scene(
+            question(
+                phase="answering",
+                answering=3,
+                margins_us={"1": 412},
+                answer_deadline=NOW + 3200 * MS,
+                paused_at=NOW,
+            ),
+            question_text="Which city on the Neva was the capital of the Russian Empire?",
+        ),
+        NOW + 10 * NS,
+        "en",
+    ),
 }
 
 

@@ -197,6 +197,8 @@ def test_A_G_D1_the_finals_writing_time_stands_still_during_the_pause() -> None:
     assert line == len(events) + 2 and "still writing" in message
     out = run(FINAL_HEAD, *events, {"t": 74.0, "type": "final_judge", "verdict": "correct"})
     assert brief(out, "final_answers_in") == [(73.0, "final_answers_in", [B, A])]
+    # The screens count down to the moved end: a fresh final_timer at the resume.
+    assert brief(out, "final_timer") == [(23.0, "final_timer", 53.0), (50.0, "final_timer", 73.0)]
 
 
 # -- the stake question's buy window (TV-H-1995-01: 3 s) -------------------------------------
