@@ -603,8 +603,13 @@
           t("cat.picture", { value: series.values[series.shown] }), { type: "cat_picture" }, "secondary")));
       }
     }
+    const verdicts = verdictButtons({ type: "judge" });
+    if (s.special_deadline === null) {
+      // C2003-2.4.6e: the time to think starts once the host has read the question
+      verdicts.append(button("special-read", t("special.read"), { type: "reading_end" }, "signal"));
+    }
     dock.append(answeringBox(t("special.for", { value: s.value }), s.answering, s.special_deadline),
-      verdictButtons({ type: "judge" }));
+      verdicts);
   }
 
   /* TV-H-1995-03: the bonus contest after the Blue round. The offer goes to the
