@@ -155,14 +155,15 @@
   }
 
   /* A number input whose value survives redraws. Its ± buttons land on round numbers:
-     they move by the nudge (the round's smallest price, as a multiple of the step)
-     to the next multiple of it, so that after a minimum of 900 the +200 gives 1000,
-     1200 (never 1100, 1300), and they stop at the minimum and the maximum. A value
-     of null starts the box empty (a final stake: nothing is suggested). */
-  function amountInput(key, value, min, step, max) {
+     they move by the nudge to the next multiple of it, so that after a minimum of 950
+     a +100 gives 1000, 1100 (never 1050), and they stop at the minimum and the
+     maximum. The nudge: `raise` when given (a bid's: the real raise, the bid's step),
+     else the round's smallest price as a multiple of the step (a final stake, a cat's
+     value). A value of null starts the box empty (a final stake: nothing is suggested). */
+  function amountInput(key, value, min, step, max, raise) {
     const prices = (snapshot.prices || []).filter((p) => p > 0);
     const smallest = prices.length ? Math.min(...prices) : step;
-    const nudgeBy = step * Math.max(1, Math.round(smallest / step));
+    const nudgeBy = raise || step * Math.max(1, Math.round(smallest / step));
     const start = value === null || value === undefined ? "" : String(value);
     if (typed[key] === undefined || (typed[key] !== "" && Number(typed[key]) < min)) typed[key] = start;
     const input = el("input", {
@@ -304,12 +305,18 @@
       what: q.media.map((kind) => t("media." + kind)).join(", "),
     })) : null);
 
-  /* The question card: what the host reads out, then the right answer and the comment. */
-  function questionBlock(box) {
+  /* The question card: what the host reads out, then the right answer and the comment.
+     `answerFirst`: the answer above the text (a special question, the final), where
+     the host reads the question and judges it straight away: on a tablet the text of
+     a long question runs under the dock, and the answer must not run with it. */
+  function questionBlock(box, answerFirst) {
     const q = hostView();
     if (!q || !(q.text || q.say || (q.answer || []).length || (q.media || []).length)) return;
-    box.append(el("div", { class: "question-box", id: "question-text" },
-      mediaLine(q), sayLine(q), textLine(q), answerLine(q), commentLine(q)));
+    const parts = answerFirst
+      ? [mediaLine(q), answerLine(q), sayLine(q), textLine(q), commentLine(q)]
+      : [mediaLine(q), sayLine(q), textLine(q), answerLine(q), commentLine(q)];
+    box.append(el("div", { class: "question-box" + (answerFirst ? " answer-top" : ""), id: "question-text" },
+      parts));
   }
 
   /* How many prices a row of the board holds: all of them up to `most`, else rows as
@@ -325,17 +332,21 @@
     const themes = next ? next.themes : s.themes;
     const prices = next ? next.prices : s.prices;
     const chooser = next ? next.chooser : s.chooser;
+    // the round's end and who chooses first share a line: a tablet shows the next
+    // round's every theme (six and more) without a scroll
+    const head = el("div", { class: "board-head" });
     if (next) {
-      box.append(el("h2", { class: "next-round" },
+      head.append(el("h2", { class: "next-round" },
         t("next.round", { name: Svoyak.roundName(next.name, next.round) })));
     }
+    if (chooser && !s.shootout) {
+      head.append(el("h2", { class: "chooser-line", id: "chooser" }, t("chooser", { name: name(chooser) })));
+    }
+    if (head.childElementCount) box.append(head);
     if (s.shootout) {
       box.append(el("p", { class: "note" }, t("shootout", {
         n: s.shootout.number, names: s.shootout.seats.map(name).join(", "),
       })));
-    }
-    if (chooser && !s.shootout) {
-      box.append(el("h2", { class: "chooser-line", id: "chooser" }, t("chooser", { name: name(chooser) })));
     }
     if (!x.has_chooser || s.shootout) {
       box.append(el("p", { class: "note" }, t("in.order")));
@@ -346,7 +357,7 @@
     // A theme's name beside its prices on a tablet (above them on a phone); many
     // prices wrap into even rows, each price readable and a finger wide.
     const grid = el("div", {
-      class: "board",
+      class: "board" + (themes.length > 5 ? " dense" : ""),
       style: `--cols: ${boardColumns(prices.length, 8)}; --phone-cols: ${boardColumns(prices.length, 5)}`,
     });
     themes.forEach((theme, i) => {
@@ -461,7 +472,12 @@
       const why = auto.length === others.length ? t("auction.others")
         : t("auction.some", { names: auto.map(name).join(", ") });
       text = t("auction.why", { why, name: name(s.answering), amount: s.value });
-      if (!facts.bids.length) text += " " + t("auction.forced", { amount: s.value });
+      if (!facts.bids.length) {
+        // the engine's bid (TV-S-AUC-2): the nominal for a score below it; a score
+        // that is the nominal has it as its only bid, the whole score (not «less»)
+        const score = s.scores[String(s.answering)];
+        text += " " + t(score === s.value ? "auction.forced.all" : "auction.forced", { amount: s.value });
+      }
     }
     box.append(el("p", { class: "auction-note", id: "auction-note" }, text));
   }
@@ -475,9 +491,11 @@
     box.append(el("p", { class: "bid-current", id: "bid-current" },
       b.bid !== null ? t("bid.current", { amount: b.bid, name: name(b.leader) }) : t("bid.none")));
     if (b.bid !== null && facts && !facts.bids.length) {
-      // nobody tapped a bid: the engine placed the opener's forced one
+      // nobody tapped a bid: the engine placed the opener's forced one (the nominal,
+      // or a score that is the lowest bid: the whole score)
+      const all = s.scores[String(b.leader)] === b.bid;
       box.append(el("p", { class: "auction-note", id: "auction-note" },
-        t("bid.forced.note", { name: name(b.leader), amount: b.bid })));
+        t(all ? "bid.forced.note.all" : "bid.forced.note", { name: name(b.leader), amount: b.bid })));
     }
     // TV-H-1995-01: the others buy the question by pressing their buttons; the
     // engine gives the floor to the first press, the host only enters the bid.
@@ -513,7 +531,9 @@
         } else {
           const step = x.bid_step || 1;
           const low = x.bid_min ?? step;
-          const amount = amountInput("bid-" + seat, low, low, step, score > 0 ? score : undefined);
+          // ± the bid's step: the smallest raise there is (TV-S-AUC-1: 100), never the
+          // round's price (200, 300 in the later rounds)
+          const amount = amountInput("bid-" + seat, low, low, step, score > 0 ? score : undefined, step);
           controls.append(amount.box);
           controls.append(el("button", {
             type: "button", class: "big go", id: "bid-" + seat,
@@ -592,7 +612,7 @@
     stageHead(box);
     auctionNote(box);
     // the host reads the question to the one who answers it, then judges
-    questionBlock(box);
+    questionBlock(box, true);
     const series = s.cat_series;
     if (series) {
       // TV-S-CAT-5: each picture shown lowers what the answer is worth
@@ -815,7 +835,7 @@
     // every stake is in: the host reads the question now, then judges the answers;
     // the reading's buttons (its end comes where the host has scrolled to), who
     // answers, the 30 s and the verdicts are in the dock
-    questionBlock(box);
+    questionBlock(box, true);
     const next = f.judge_order[0];
     // C2003-2.7.4/2.7.5, TV-F-4/5: the verdicts come once the answers are in, after
     // the reading and its 30 s; until then they are shown, but cannot be tapped
@@ -1047,7 +1067,8 @@
     box.hidden = !show;
     box.replaceChildren();
     if (!show) return;
-    box.append(el("p", { class: "sim-label" }, el("strong", {}, t("sim.title")), " · ", t("sim.note")));
+    box.append(el("p", { class: "sim-label" }, el("strong", {}, t("sim.title")),
+      el("span", { class: "sep" }, " · "), t("sim.note")));
     const seats = el("div", { class: "sim-seats" });
     snapshot.players.forEach((player, i) => {
       const seat = i + 1;

@@ -14,10 +14,15 @@ from typing import Any
 import pytest
 
 from tests.support.panel_game import (
+    STAKE_CELL,
+    TABLET,
+    board_package,
     chromium,
+    final_package,
     host_page,
     package_rig,
     press,
+    remove_to_one,
     wait_stage,
 )
 from tests.support.panel_support import Commands
@@ -110,4 +115,208 @@ def test_the_log_names_each_question_by_its_own_round_and_each_verdict_by_whose(
         entries = log_entries(page)
         assert any("Correct: Борис" in e for e in entries), entries
         assert any("Chose: ЖЁЛТАЯ ТЕМА — 100" in e for e in entries), entries
+        assert page.errors == []
+
+
+# -- what sits under the fixed bars at 1024×768 ----------------------------------------
+
+#: Runs in the page, at the top of the page (no scroll): each selector's box (``whole``)
+#: or its first line (``start``) lies between the top bar and the dock (the bottom bar
+#: when there is no dock, or for what is in the dock), and nothing covers it.
+UNSCROLLED = """
+(wanted) => {
+  window.scrollTo(0, 0);
+  const problems = [];
+  const bar = document.getElementById("top-bar").getBoundingClientRect();
+  const dock = document.getElementById("dock");
+  const tools = document.getElementById("tools").getBoundingClientRect().top;
+  for (const [selector, how] of wanted) {
+    const node = document.querySelector(selector);
+    if (!node || node.getClientRects().length === 0) {
+      problems.push(`${selector}: not shown`);
+      continue;
+    }
+    // the page's content ends at the dock; the dock's own at the bottom bar
+    const bottom = dock.hidden || dock.contains(node) ? tools : dock.getBoundingClientRect().top;
+    const r = node.getBoundingClientRect();
+    const line = parseFloat(getComputedStyle(node).lineHeight) || 24;
+    const low = how === "start" ? r.top + Math.min(line, r.height) : r.bottom;
+    if (r.top < bar.bottom - 0.5 || low > bottom + 0.5) {
+      problems.push(`${selector}: ${r.top.toFixed(0)}..${low.toFixed(0)} is not between ` +
+        `${bar.bottom.toFixed(0)} and ${bottom.toFixed(0)}`);
+      continue;
+    }
+    const y = (r.top + low) / 2;
+    const hit = document.elementFromPoint(r.left + Math.min(r.width / 2, 40), y);
+    if (!hit || !(hit === node || node.contains(hit))) {
+      problems.push(`${selector}: covered by ${hit ? hit.id || hit.className : "nothing"}`);
+    }
+  }
+  return problems;
+}
+"""
+
+
+def unscrolled(page: Any, *wanted: tuple[str, str]) -> list[str]:
+    page.wait_for_timeout(100)  # the bars are measured after a redraw
+    problems: list[str] = page.evaluate(UNSCROLLED, [list(w) for w in wanted])
+    return problems
+
+
+def to_final_without_presses(rig: Any, commands: Commands) -> None:
+    """The final package's three questions taken off unanswered, the scores set by
+    corrections before the last: a game with real buttons reaches its final."""
+    for theme in (1, 2, 3):
+        if theme == 3:
+            for seat in (1, 2, 3):
+                commands.ok({"type": "correction", "seat": seat, "delta": 100, "reason": "тест"})
+        commands.ok({"type": "select", "theme": theme, "price": 100})
+        rig.wait_state(lambda s, t=theme: s["cell"] == [t, 100], f"question {theme}")
+        commands.ok({"type": "timeout"})
+        rig.wait_state(lambda s, t=theme: [t, 100] in s["played"] or s["stage"] != "board", "done")
+    rig.wait_state(lambda s: s["stage"] == "final_remove", "the final")
+    remove_to_one(rig, commands)
+
+
+def test_the_final_s_question_and_answer_need_no_scroll_on_a_tablet(
+    browser: Any, tmp_path: Path
+) -> None:
+    with package_rig(tmp_path, final_package(), game_options=STILL, simulate=False) as rig:
+        commands = Commands(rig.client())
+        to_final_without_presses(rig, commands)
+        for seat in (1, 2, 3):
+            commands.ok({"type": "final_stake", "seat": seat, "amount": 50})
+        page = host_page(browser, rig, TABLET)
+        page.wait_for_selector("#dock[data-stage='final_judging'] #judge-wrong")
+        wanted = [("#question-text .answer", "whole"), ("#question-text .text", "start")]
+        assert unscrolled(page, *wanted) == []
+        shoot(page, "final-question-tablet")
+        commands.ok({"type": "reading_end"})  # the 30 s to write: the dock grows a line
+        page.wait_for_selector("#final-timer")
+        assert unscrolled(page, *wanted, ("#final-timer", "whole")) == []
+        shoot(page, "final-timer-tablet")
+        assert page.errors == []
+
+
+def test_an_auction_s_answer_needs_no_scroll_on_a_tablet(browser: Any, tmp_path: Path) -> None:
+    with package_rig(tmp_path, board_package(), game_options=STILL, simulate=False) as rig:
+        commands = Commands(rig.client())
+        page = host_page(browser, rig, TABLET)
+        commands.ok({"type": "select", "theme": STAKE_CELL[0], "price": STAKE_CELL[1]})
+        wait_stage(page, "special")  # every score 0: the opener plays for the nominal
+        page.wait_for_selector("#auction-note")
+        assert unscrolled(page, ("#question-text .answer", "whole")) == []
+        shoot(page, "auction-tablet")
+        assert page.errors == []
+
+
+def six_themes_next() -> dict[str, Any]:
+    """A round of one question, then a round of six themes of five prices."""
+    question = {"price": 100, "text": "Вопрос", "answer": ["Ответ"]}
+    names = ["Столицы мира", "Химия", "Кино и театр", "Литература", "Спорт", "Музыка"]
+    second = [
+        {"name": n, "questions": [{**question, "price": p} for p in (200, 400, 600, 800, 1000)]}
+        for n in names
+    ]
+    return {
+        "format": "svoyak-package",
+        "version": 1,
+        "name": "Шесть тем",
+        "rounds": [
+            {"name": "1", "themes": [{"name": "Разминка", "questions": [question]}]},
+            {"name": "2", "themes": second},
+        ],
+    }
+
+
+@pytest.mark.parametrize("simulate", [False, True], ids=["real-buttons", "simulated"])
+def test_the_round_change_shows_the_next_round_s_six_themes_without_a_scroll(
+    browser: Any, tmp_path: Path, simulate: bool
+) -> None:
+    with package_rig(tmp_path, six_themes_next(), game_options=STILL, simulate=simulate) as rig:
+        commands = Commands(rig.client())
+        page = host_page(browser, rig, TABLET)
+        commands.ok({"type": "select", "theme": 1, "price": 100})
+        rig.wait_state(lambda s: s["stage"] == "question", "the question")
+        commands.ok({"type": "timeout"})
+        page.click("#to-board")
+        page.wait_for_selector(".next-round")
+        page.wait_for_selector(".cell[data-theme='6'][data-price='1000']")
+        rows = [(f".board-row:nth-child({n}) .theme", "whole") for n in range(1, 7)]
+        cells = [(f".cell[data-theme='{n}'][data-price='1000']", "whole") for n in range(1, 7)]
+        shoot(page, f"round-change-{'simulated' if simulate else 'real'}-tablet")
+        assert unscrolled(page, ("#chooser", "whole"), *rows, *cells) == []
+        assert page.errors == []
+
+
+# -- the auction -----------------------------------------------------------------------
+
+
+def stake_package(prices: list[int], stake: int) -> dict[str, Any]:
+    """One round of two themes at ``prices``, the first theme's ``stake`` an auction."""
+
+    def question(theme: int, price: int) -> dict[str, Any]:
+        found = {"price": price, "text": f"Вопрос {theme}/{price}", "answer": ["Ответ"]}
+        if theme == 1 and price == stake:
+            found["kind"] = "stake"
+        return found
+
+    themes = [
+        {"name": name, "questions": [question(i, p) for p in prices]}
+        for i, name in enumerate(("Первая", "Вторая"), 1)
+    ]
+    return {
+        "format": "svoyak-package",
+        "version": 1,
+        "name": "Аукцион",
+        "rounds": [{"name": "2", "themes": themes}],
+    }
+
+
+def test_an_opener_whose_score_is_the_nominal_is_not_told_it_is_less(
+    browser: Any, tmp_path: Path
+) -> None:
+    options = {**STILL, "start_score": 500}
+    with package_rig(tmp_path, stake_package([100, 500], 500), game_options=options) as rig:
+        page = host_page(browser, rig)
+        # Every score is 500: the opener's only bid is the whole score, nobody can outbid.
+        Commands(rig.client()).ok({"type": "select", "theme": 1, "price": 500})
+        wait_stage(page, "special")
+        note = page.inner_text("#auction-note")
+        assert "меньше" not in note, note
+        assert "Анна отвечает за 500" in note and "на счёте ровно 500" in note, note
+        page.click("#lang-btn")
+        page.wait_for_function(
+            "document.querySelector('#auction-note').textContent.includes('exactly 500')"
+        )
+        assert "below" not in page.inner_text("#auction-note")
+        assert page.errors == []
+
+
+def test_the_bid_stepper_steps_by_the_raise_not_by_the_round_s_price(
+    browser: Any, tmp_path: Path
+) -> None:
+    options = {**STILL, "start_score": 5000}
+    package = stake_package([200, 400, 600, 800, 1000], 600)
+    with package_rig(tmp_path, package, game_options=options) as rig:
+        page = host_page(browser, rig)
+        Commands(rig.client()).ok({"type": "select", "theme": 1, "price": 600})
+        wait_stage(page, "bidding")
+        box = "input[data-key='bid-1']"
+        up = ".bidder[data-seat='1'] .step[data-nudge='up']"
+        down = ".bidder[data-seat='1'] .step[data-nudge='down']"
+        assert page.input_value(box) == "600"
+        assert page.inner_text(up) == "+100" and page.inner_text(down) == "−100"
+        seen = []
+        for step in (up, up, down, down, down):
+            page.click(step)
+            seen.append(page.input_value(box))
+        assert seen == ["700", "800", "700", "600", "600"]  # never below the nominal
+        # The raise after a bid: +100 from it.
+        page.click("#bid-1")
+        turn = rig.wait_state(lambda s: s["bidding"]["bid"] == 600, "the bid")["bidding"]["turn"]
+        page.wait_for_selector(f"input[data-key='bid-{turn}']")
+        assert page.input_value(f"input[data-key='bid-{turn}']") == "700"
+        page.click(f".bidder[data-seat='{turn}'] .step[data-nudge='up']")
+        assert page.input_value(f"input[data-key='bid-{turn}']") == "800"
         assert page.errors == []

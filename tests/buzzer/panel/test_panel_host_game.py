@@ -522,12 +522,13 @@ def test_auction_steps_land_on_round_numbers(browser: Any, tmp_path: Path) -> No
         up = ".bidder[data-seat='1'] .step[data-nudge='up']"
         down = ".bidder[data-seat='1'] .step[data-nudge='down']"
         assert page.input_value(box) == "900"
-        assert page.inner_text(up) == "+200"
+        # ± the smallest raise (TV-S-AUC-1: 100), never the round's price (issue 35)
+        assert page.inner_text(up) == "+100"
         seen = []
         for step in (up, up, down, down):
             page.click(step)
             seen.append(page.input_value(box))
-        assert seen == ["1000", "1200", "1000", "900"]
+        assert seen == ["1000", "1100", "1000", "900"]
         assert page.inner_text("#round-name") == "Раунд 1"
         assert page.errors == []
 
