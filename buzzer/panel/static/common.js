@@ -161,7 +161,10 @@ const Svoyak = (() => {
       if (chooser === seat) marks.push(el("span", { class: "mark chooser-mark" }, "★"));
       if (locked && locked > now) marks.push(el("span", { class: "mark locked" }, t("locked")));
       if (stuck.has(seat)) marks.push(el("span", { class: "mark stuck" }, "⚠"));
-      const margin = inQuestion ? (snapshot.margins_us || {})[seat] : undefined;
+      // a margin is the race for the floor now taken: not once the window reopens
+      // after a wrong answer (the engine keeps it until the next press is recognized)
+      const racing = inQuestion && snapshot.phase === "answering";
+      const margin = racing ? (snapshot.margins_us || {})[seat] : undefined;
       container.append(
         el(
           "div",

@@ -725,6 +725,21 @@
 
   const editingStakes = new Set(); // finalists whose accepted stake the host is changing
 
+  let lastRevealed = null; // the stake this page saw revealed last: {seat, stake}
+
+  /* The finalist judged last, the verdict and the stake revealed: from the host's
+     command log (a reload keeps it), else what this page saw; null before any. */
+  function lastJudged() {
+    for (const c of (panel && panel.commands) || []) {
+      if (c.type !== "final_judge" || c.undone) continue;
+      const seat = c.seat ?? (lastRevealed && lastRevealed.seat);
+      if (!seat) return null;
+      const stake = lastRevealed && lastRevealed.seat === seat ? lastRevealed.stake : acceptedStake(seat);
+      return { seat, verdict: c.verdict, stake };
+    }
+    return null;
+  }
+
   /* After a stake was accepted: the state push may have come before the reply,
      so the row is redrawn here (the stage key holds the editing set). */
   function closeStakeEditor(seat) {
@@ -847,6 +862,11 @@
         t(f.answers_due === null ? "final.read.first" : "final.writing"));
     }
     if (f.answers_due === null) dock.append(finalReading());
+    const judged = lastJudged();
+    if (judged) {
+      dock.append(el("p", { class: "stake-revealed " + judged.verdict, id: "stake-revealed" },
+        t("final.revealed." + judged.verdict, { name: name(judged.seat), stake: stakeWords(judged.stake) })));
+    }
     dock.append(answeringBox(t("final.next", { name: "" }), next, null,
       el("div", { class: "note" }, t("final.hidden")), finalTimer(), wait), verdicts);
     box.append(el("p", { class: "note" }, t("final.order", { names: f.judge_order.map(name).join(" → ") })));
@@ -878,7 +898,7 @@
     box.append(el("h2", { class: "question-title" },
       h.special ? el("span", { class: "special" }, t("special." + h.special)) : null,
       t("question.for", { theme: h.theme, price: h.price })));
-    box.append(el("p", { class: "phase" }, t("held.note")));
+    box.append(el("p", { class: "phase" }, t(h.pressed ? "held.note" : "held.nobody")));
     box.append(el("div", { class: "question-box answer-first", id: "held-answer" },
       answerLine(h.q), commentLine(h.q)));
     box.append(el("div", { class: "actions" }, el("button", {
@@ -916,8 +936,12 @@
       held = null;
       const q = hostView();
       const [theme, price] = s.cell;
+      const cell = s.cell.join(":");
+      // whether anyone got the floor: «Никто не ответил верно», else «Никто не нажал»
+      const pressed = Boolean(playing && playing.cell === cell && playing.pressed) || Boolean(s.answering)
+        || (s.answered || []).length > 0 || decisions.some((d) => d.type === "recognized");
       if (q && !q.final_themes) {
-        playing = { cell: s.cell.join(":"), theme: s.themes[theme - 1] ?? theme, price, special: s.special, q };
+        playing = { cell, theme: s.themes[theme - 1] ?? theme, price, special: s.special, q, pressed };
       }
       return;
     }
@@ -1096,7 +1120,8 @@
     const title = loggedIn ? Svoyak.roundTitle(snapshot) : "";
     $("round-name").textContent = title;
     $("round-name").hidden = !title;
-    $("stage-label").textContent = loggedIn ? t("stage." + snapshot.stage) : "";
+    // a finished question still on the screen is not «Выбор вопроса» yet
+    $("stage-label").textContent = !loggedIn ? "" : held ? t("stage.held") : t("stage." + snapshot.stage);
     const paused = Boolean(panel && panel.paused);
     const pause = $("pause-btn");
     pause.hidden = !loggedIn;
@@ -1115,9 +1140,9 @@
     snapshot = snap;
     panel = pnl;
     for (const d of decisions) {
-      if (d.type === "final_stake") {
-        toast(t("final.stake.revealed", { name: name(d.seat), stake: d.stake }), "info");
-      }
+      // a stake revealed as it is judged: said in the dock (never a pop-up over the
+      // question's answer)
+      if (d.type === "final_stake") lastRevealed = { seat: d.seat, stake: d.stake };
       if (d.type === "reading_resumed") resumedReading = true;
       if (d.type === "recognized" || d.type === "question" || d.type === "window_opened") resumedReading = false;
     }

@@ -320,3 +320,150 @@ def test_the_bid_stepper_steps_by_the_raise_not_by_the_round_s_price(
         page.click(f".bidder[data-seat='{turn}'] .step[data-nudge='up']")
         assert page.input_value(f"input[data-key='bid-{turn}']") == "800"
         assert page.errors == []
+
+
+# -- small slips -----------------------------------------------------------------------
+
+
+def test_the_pause_screen_hides_the_game_behind_it(browser: Any, tmp_path: Path) -> None:
+    with package_rig(tmp_path, board_package()) as rig:
+        commands = Commands(rig.client())
+        page = host_page(browser, rig)
+        viewer = page.context.browser.new_page()
+        viewer.goto(rig.url + "/view")
+        viewer.wait_for_selector(".player[data-seat='1']")
+        commands.ok({"type": "pause"})
+        for screen in (page, viewer):
+            screen.wait_for_selector("#paused-overlay:not([hidden])")
+            alpha = screen.evaluate(
+                """() => {
+                    const colour = getComputedStyle(document.getElementById("paused-overlay"))
+                        .backgroundColor;
+                    const parts = colour.match(/[\\d.]+/g).map(Number);
+                    return parts.length > 3 ? parts[3] : 1;
+                }"""
+            )
+            assert alpha == 1, alpha
+        assert "продолжают работать" not in page.inner_text("#paused-overlay")
+        viewer.close()
+        assert page.errors == []
+
+
+def test_a_margin_goes_when_the_window_reopens(browser: Any, tmp_path: Path) -> None:
+    with package_rig(tmp_path, board_package(), game_options=STILL) as rig:
+        commands = Commands(rig.client())
+        page = host_page(browser, rig)
+        commands.ok({"type": "select", "theme": 1, "price": 100})
+        rig.wait_state(lambda s: s["stage"] == "question", "the question")
+        commands.ok({"type": "reading_end"})
+        rig.wait_state(lambda s: s["phase"] == "open", "the open window")
+        press(rig, commands, 1)
+        press(rig, commands, 2)
+        page.wait_for_selector(".player[data-seat='2'] .margin")  # +x ms behind Анна
+        commands.ok({"type": "judge", "verdict": "wrong"})
+        rig.wait_state(lambda s: s["phase"] == "open", "the window open again")
+        wait_stage(page, "question")
+        page.wait_for_selector("#phase[data-phase='open']")
+        page.wait_for_timeout(300)
+        assert page.query_selector(".player .margin") is None, page.inner_text("#scores")
+        assert page.errors == []
+
+
+def test_a_countdown_at_zero_stays_on_one_line(browser: Any, tmp_path: Path) -> None:
+    options = {**STILL, "final_answer_time_s": 1}
+    with package_rig(tmp_path, final_package(), game_options=options, simulate=False) as rig:
+        commands = Commands(rig.client())
+        to_final_without_presses(rig, commands)
+        for seat in (1, 2, 3):
+            commands.ok({"type": "final_stake", "seat": seat, "amount": 50})
+        page = host_page(browser, rig, TABLET)
+        commands.ok({"type": "reading_end"})
+        page.wait_for_selector("#final-timer .countdown")
+        page.wait_for_function(
+            "document.querySelector('#final-timer .countdown').textContent.startsWith('0.0')"
+        )
+        lines = page.eval_on_selector("#final-timer .countdown", "n => n.getClientRects().length")
+        shoot(page, "final-timer-zero-tablet")
+        assert lines == 1, page.inner_text("#final-timer")
+        assert page.errors == []
+
+
+def test_a_revealed_stake_covers_nothing_of_the_final_s_question(
+    browser: Any, tmp_path: Path
+) -> None:
+    options = {**STILL, "final_answer_time_s": 1}
+    with package_rig(tmp_path, final_package(), game_options=options, simulate=False) as rig:
+        commands = Commands(rig.client())
+        to_final_without_presses(rig, commands)
+        for seat, amount in ((1, 50), (2, 60), (3, 70)):
+            commands.ok({"type": "final_stake", "seat": seat, "amount": amount})
+        page = host_page(browser, rig, TABLET)
+        commands.ok({"type": "reading_end"})
+        page.wait_for_selector("#judge-correct:not([disabled])")
+        first = rig.state()["final"]["judge_order"][0]
+        page.click("#judge-wrong")
+        rig.wait_state(lambda s: first not in s["final"]["judge_order"], "the first verdict")
+        page.wait_for_selector("#stake-revealed")
+        name = ["Анна", "Борис", "Вера"][first - 1]
+        revealed = page.inner_text("#stake-revealed")
+        assert name in revealed and str(first * 10 + 40) in revealed, revealed
+        shoot(page, "final-revealed-tablet")
+        covered = page.evaluate(
+            """() => {
+                const bottom = document.getElementById("dock").getBoundingClientRect().top;
+                const out = [];
+                for (const p of document.querySelectorAll("#question-text p")) {
+                    for (const r of p.getClientRects()) {
+                        for (let y = r.top + 4; y < Math.min(r.bottom, bottom) - 4; y += 12) {
+                            for (const x of [r.left + 20, (r.left + r.right) / 2, r.right - 20]) {
+                                const hit = document.elementFromPoint(x, y);
+                                if (hit && !p.contains(hit)) out.push(hit.id || hit.className);
+                            }
+                        }
+                    }
+                }
+                return [...new Set(out)];
+            }"""
+        )
+        assert covered == [], covered
+        assert page.errors == []
+
+
+def test_a_question_nobody_pressed_for_says_so_and_is_not_the_board(
+    browser: Any, tmp_path: Path
+) -> None:
+    with package_rig(tmp_path, board_package(), game_options=STILL) as rig:
+        commands = Commands(rig.client())
+        page = host_page(browser, rig)
+        # Nobody pressed: taken off.
+        commands.ok({"type": "select", "theme": 1, "price": 100})
+        rig.wait_state(lambda s: s["stage"] == "question", "the question")
+        commands.ok({"type": "reading_end"})
+        rig.wait_state(lambda s: s["phase"] == "open", "the open window")
+        commands.ok({"type": "timeout"})
+        page.wait_for_selector("#held-answer")
+        note = page.inner_text("#stage .phase")
+        assert "Никто не нажал" in note and "ответил" not in note, note
+        # The finished question is on the screen: the top bar does not say «Выбор вопроса».
+        label = page.inner_text("#stage-label")
+        assert label == "Вопрос закрыт", label
+        page.click("#to-board")
+        page.wait_for_selector(".board")
+        assert page.inner_text("#stage-label") == "Выбор вопроса"
+        # Someone answered, wrong, and the host took it off: nobody answered right.
+        commands.ok({"type": "select", "theme": 1, "price": 200})
+        rig.wait_state(lambda s: s["stage"] == "question", "the question")
+        commands.ok({"type": "reading_end"})
+        rig.wait_state(lambda s: s["phase"] == "open", "the open window")
+        press(rig, commands, 3)
+        rig.wait_state(lambda s: s["answering"] == 3, "Вера answering")
+        commands.ok({"type": "judge", "verdict": "wrong"})
+        rig.wait_state(lambda s: s["phase"] == "open", "the window again")
+        commands.ok({"type": "timeout"})
+        page.wait_for_selector("#held-answer")
+        assert "Никто не ответил верно" in page.inner_text("#stage .phase")
+        page.click("#lang-btn")
+        page.wait_for_function(
+            "document.querySelector('#stage-label').textContent === 'Question closed'"
+        )
+        assert page.errors == []

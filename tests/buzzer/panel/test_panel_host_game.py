@@ -578,11 +578,13 @@ def test_the_final_s_top_bar_marks_and_removed_themes_and_the_end(
             commands.ok({"type": "final_judge", "seat": seat, "verdict": verdict})
         for size, page in pages.items():
             page.wait_for_selector("#winner")
-            page.wait_for_selector("#toast:popover-open")
+            # a revealed stake is said in the dock and in the results, never in a
+            # pop-up over the page (issue 35)
+            assert page.is_hidden("#toast"), size
             assert page.inner_text("#top-bar .title").strip() == "Игра окончена", size
             assert "★" not in page.inner_text("#scores"), size
             assert "Борис: верно, ставка 50" in page.inner_text("#final-results"), size
-            # the stake's pop-up never covers the winner's score
+            # nothing covers the winner's score
             covered = page.evaluate(
                 """() => {
                     const score = document.querySelector(".player[data-seat='2'] .score");
