@@ -407,7 +407,7 @@ class Renderer:
                     Row(
                         name,
                         tr("stake_shown", lang, amount=number(revealed[seat])),
-                        view.TONE_GREEN,
+                        view.verdict_tone(scene.facts, seat),
                     )
                 )
             else:

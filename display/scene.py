@@ -50,6 +50,9 @@ class Facts:
     final_turn: int | None = None
     final_total: int = 0
     revealed: Mapping[int, int] = field(default_factory=dict)
+    #: Seat → whether its final answer was judged right (the score after its stake);
+    #: a stake of 0 has no verdict to show.
+    verdicts: Mapping[int, bool] = field(default_factory=dict)
     final_until: int | None = None
     cat_from: int | None = None
     cat_to: int | None = None
@@ -84,17 +87,22 @@ class Memory:
 
     def __init__(self) -> None:
         self._facts = Facts()
+        #: The finalist whose stake was just revealed: the score that follows is its verdict.
+        self._judged: int | None = None
 
     def feed(self, decisions: Iterable[Any]) -> Facts:
         facts = self._facts
         changes: dict[str, Any] = {}
         revealed: dict[int, int] | None = None
+        verdicts: dict[int, bool] | None = None
         for decision in decisions:
             kind = _kind(decision)
             if kind == "final_started":
                 changes.update(final_total=int(_field(decision, "themes") or 0), final_turn=None)
                 changes.update(final_until=None)
                 revealed = {}
+                verdicts = {}
+                self._judged = None
             elif kind == "final_turn":
                 changes["final_turn"] = _field(decision, "seat")
             elif kind == "final_theme":
@@ -106,6 +114,15 @@ class Memory:
                 if revealed is None:
                     revealed = dict(facts.revealed)
                 revealed[int(_field(decision, "seat"))] = int(_field(decision, "stake"))
+                self._judged = int(_field(decision, "seat"))
+            elif kind == "score" and self._judged is not None:
+                # the stake revealed is scored at once (C2003-2.7.6): + right, − wrong
+                seat, delta = int(_field(decision, "seat")), int(_field(decision, "delta"))
+                if seat == self._judged and delta != 0:
+                    if verdicts is None:
+                        verdicts = dict(facts.verdicts)
+                    verdicts[seat] = delta > 0
+                self._judged = None
             elif kind == "special":
                 changes.update(special_opener=_field(decision, "opener"), cat_options=())
                 changes.update(cat_from=None, cat_to=None)
@@ -117,6 +134,8 @@ class Memory:
                 changes["final_until"] = None
         if revealed is not None:
             changes["revealed"] = revealed
+        if verdicts is not None:
+            changes["verdicts"] = verdicts
         if changes:
             self._facts = dataclasses.replace(facts, **changes)
         return self._facts

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from display import i18n
 from display import scene as screens
 from display.i18n import tr
-from display.scene import Scene
+from display.scene import Facts, Scene
 from rules.packages.model import CatAnnounce
 from rules.snapshot import GameSnapshot
 
@@ -303,6 +303,7 @@ def podiums(scene: Scene, now: int, lang: str) -> list[PodiumView]:
             order = list(final.get("judge_order") or ()) if final else []
             if seat in facts.revealed:
                 status = tr("stake_shown", lang, amount=i18n.number(facts.revealed[seat]))
+                tone = verdict_tone(facts, seat)
             else:
                 status = tr("stake_hidden", lang)
             if order and order[0] == seat:
@@ -323,6 +324,13 @@ def podiums(scene: Scene, now: int, lang: str) -> list[PodiumView]:
             )
         )
     return out
+
+
+def verdict_tone(facts: Facts, seat: int) -> str:
+    """A revealed final stake's colour: green judged right, red judged wrong, plain
+    when no verdict is known (a stake of 0)."""
+    verdict = facts.verdicts.get(seat)
+    return TONE_PLAIN if verdict is None else TONE_GREEN if verdict else TONE_RED
 
 
 def question_status(snapshot: GameSnapshot, lang: str) -> tuple[str, str]:

@@ -22,7 +22,7 @@ import pygame
 import pytest
 
 from display.renderer import render
-from display.scene import NOTE_AUDIO, NOTE_VIDEO, Facts, Scene, StartInfo
+from display.scene import NOTE_AUDIO, NOTE_VIDEO, Facts, Memory, Scene, StartInfo
 from rules.packages import CatParams, PriceChoice
 from tests.support.display_support import MS, NS
 from tests.support.paths import GOLDEN
@@ -247,7 +247,35 @@ SCENES: dict[str, Callable[[], tuple[Scene, int, str]]] = {
                 final=dict(FINAL, themes_left=[3], staked=[1, 3], judge_order=[3]),
                 scores={"1": 1000, "2": -200, "3": 1500},
             ),
-            Facts(final_total=5, revealed={1: 300}),
+            Facts(final_total=5, revealed={1: 300}, verdicts={1: True}),
+        ),
+        NOW,
+        "ru",
+    ),
+    # Issue 35: a stake revealed with its verdict, as the decisions tell it (the
+    # final_stake, then the score): a wrong answer's stake in red, a right one's green.
+    "final_judging_verdicts": lambda: (
+        Scene(
+            base(
+                stage="final_judging",
+                players=["Анна", "Борис", "Вера", "Глеб"],
+                final={
+                    "seats": [1, 3, 4],
+                    "themes_left": [3],
+                    "staked": [1, 3, 4],
+                    "judge_order": [3],
+                },
+                scores={"1": 700, "2": -200, "3": 1500, "4": 1400},
+            ),
+            Memory().feed(
+                [
+                    {"type": "final_started", "themes": 5, "seats": [1, 3, 4]},
+                    {"type": "final_stake", "seat": 1, "stake": 300},
+                    {"type": "score", "seat": 1, "delta": -300, "score": 700},
+                    {"type": "final_stake", "seat": 4, "stake": 400},
+                    {"type": "score", "seat": 4, "delta": 400, "score": 1400},
+                ]
+            ),
         ),
         NOW,
         "ru",
