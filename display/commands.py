@@ -58,7 +58,10 @@ def add_commands(subparsers: Any) -> None:
     shot.add_argument("journal", help="JSON Lines journal or a game's SQLite journal")
     shot.add_argument("output", help="the PNG file to write")
     shot.add_argument(
-        "--line", type=int, help="after this journal line (default: the whole journal)"
+        "--line",
+        type=int,
+        help="after this journal line is applied (line 1 is the header; default: the whole "
+        "journal)",
     )
     shot.add_argument("--at", type=float, help="at this game time in seconds instead")
     shot.add_argument("--size", type=_size, default=(1920, 1080), help="WIDTHxHEIGHT")
@@ -128,8 +131,7 @@ def _cmd_shot(args: argparse.Namespace) -> int:
     if args.at is not None:
         player.advance(round(args.at * 1e9))
     elif args.line is not None:
-        items = player.items[: max(0, args.line - 1)]
-        player.advance(max((i.t for i in items), default=0))
+        player.through(args.line)
     else:
         player.advance(player.end)
     snapshot = player.snapshot()

@@ -56,12 +56,16 @@ class JournalPlayer:
             candidates.append(deadline)
         return min(candidates) if candidates else None
 
-    def advance(self, t: int) -> list[Decision]:
-        """Apply every input and deadline up to ``t``; the decisions they made."""
+    def advance(self, t: int, limit: int | None = None) -> list[Decision]:
+        """Apply every input and deadline up to ``t``; the decisions they made.
+
+        ``limit``: push no input past this many (the journal's first ``limit`` inputs).
+        """
         out: list[Decision] = []
+        count = len(self.items) if limit is None else min(limit, len(self.items))
         while True:
             deadline = self.core.next_deadline()
-            upcoming = self.items[self.index].t if not self.done else None
+            upcoming = self.items[self.index].t if self.index < count else None
             if (
                 deadline is not None
                 and deadline <= t
@@ -84,6 +88,20 @@ class JournalPlayer:
             self.version += 1
             self.memory.feed(out)
         return out
+
+    def through(self, line: int) -> list[Decision]:
+        """The state after journal line ``line`` (the header is line 1): every input up
+        to it applied and decided, none after it (``svoyak display shot --line``).
+
+        A live journal's input waits in the settle window before it is decided, so
+        the game is taken past that window (and the deadlines in it, as live), not
+        only to the line's own instant, at which the line would still be waiting.
+        """
+        count = max(0, min(line - 1, len(self.items)))
+        if count == 0:
+            return []
+        settled = self.items[count - 1].t + self.core.buffer.settle_ns + 1
+        return self.advance(max(self.now, settled), limit=count)
 
     def step(self) -> list[Decision]:
         """Advance to the next input or deadline."""
