@@ -16,14 +16,19 @@ the account cannot disagree with the replay. :func:`format_summary` is pure;
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from buzzer.core import InputError
-from buzzer.journal.codec import JournalError
+from buzzer.arbiter.decisions import Decision
+from buzzer.core import GameCore, InputError
+from buzzer.journal.codec import InputParser, JournalError, parse_header
 from buzzer.journal.resume import rebuild
 from rules.game import GameSetup
+from rules.packages import Package, PackageError
+from rules.packages.locate import load_named_package
+from rules.state import SpecialKind, Stage
 
 Record = Mapping[str, Any]
 
@@ -38,7 +43,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "how.youngest": "младший",
         "how.central_table": "центральный стол",
         "round": "Раунд {n} «{name}»",
-        "question": "{n}. [{t} с] тема {theme}, {price}",
+        "question": "{n}. [{t}] тема {theme}, {price}",
         "chosen_by": " — выбирает {name}",
         "stake": "  аукцион: открывает {name}",
         "bids": "  торги: {bids}",
@@ -49,17 +54,19 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "pass.auto": "{name} пас (автоматически)",
         "stake_won": "  играет {name} за {stake}",
         "cat": "  кот в мешке: {giver} → {receiver}",
+        "cat.theme": "; тема кота «{theme}»",
+        "cat_value": "  стоимость кота: {value}",
         "cat_prices": "  цена на выбор: {options}",
         "cat_series": "  серия картинок: {values}",
         "cat_picture": "  картинка {shown}: ответ стоит {value}",
         "or": " или ",
         "sponsor": "  вопрос от спонсора: отвечает {name}",
-        "false_start": "  фальстарт: {name} в {t} с (кнопка заблокирована до {until} с)",
-        "signal": "  сигнал: {t} с",
+        "false_start": "  фальстарт: {name} в {t} (кнопка заблокирована до {until})",
+        "signal": "  сигнал: {t}",
         "reading": "во время чтения",
         "after_signal": "через {delay} с после сигнала",
-        "press": "  первое нажатие: {name} в {t} с ({when})",
-        "buy_press": "  покупка кнопкой — первое нажатие: {name} в {t} с",
+        "press": "  первое нажатие: {name} в {t} ({when})",
+        "buy_press": "  покупка кнопкой — первое нажатие: {name} в {t}",
         "bonus_offer": "бонус-конкурс: предложен {name} ({place}-е место)",
         "bonus_declined": "  {name} отказывается",
         "bonus_accepted": "  {name} принимает: {n} вопросов одной темы",
@@ -67,16 +74,16 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "bonus_wrong": "  вопрос {k}: неверно — счёт {name} обнулён на Красный раунд ({delta} → 0)",
         "bonus_won": "  все вопросы верно: {name} выигрывает поездку (очков не прибавляется)",
         "bonus_not_played": "  бонус-конкурс не разыгран",
-        "buy_closed": "  никто не нажал: окно покупки закрылось в {t} с",
+        "buy_closed": "  никто не нажал: окно покупки закрылось в {t}",
         "margin": "; отрыв от второго: {margin} ({name})",
         "later": "; позже: {others}",
-        "tie": "  одновременные нажатия: {names} в {t} с",
+        "tie": "  одновременные нажатия: {names} в {t}",
         "level": "; вровень: {names} (решил жребий)",
         "right": "  {name}: верно, {delta} → {score}",
         "wrong": "  {name}: неверно, {delta} → {score}",
         "wrong_free": "  {name}: неверно, без штрафа → {score}",
         "zero": "  {name}: {delta} → {score}",
-        "window_closed": "  никто не ответил: окно закрылось в {t} с",
+        "window_closed": "  никто не ответил: окно закрылось в {t}",
         "no_answer": "  снят без ответа",
         "resumed": "  чтение продолжается для остальных",
         "ignored": "  другие нажатия: {presses}",
@@ -99,15 +106,16 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "fault.stalled": "  источник {source}: сбой ({detail})",
         "fault.back": "  источник {source}: снова в строю ({detail})",
         "time_up": "  время раунда {round} вышло: остальные вопросы не играются",
-        "warning": "  [{t} с] сигнал: до конца раунда {round} осталась минута",
+        "warning": "  [{t}] сигнал: до конца раунда {round} осталась минута",
         "lot": "  наименьший счёт у {names}: по жребию первым выбирает {name}",
         "youngest": "  наименьший счёт у {names}: первым выбирает младший, {name}",
         "final": "Финал: играют {names}; тем: {themes}",
+        "final.named": "Финал: играют {names}; темы: {themes}",
         "final.removed": "  {name} убирает тему {theme}",
         "final.theme": "  остаётся тема {theme}",
         "final.order": "  ответы проверяются в порядке: {names}",
-        "final.timer": "  время на письменный ответ: до {until} с",
-        "final.answers_in": "  [{t} с] ответы сданы",
+        "final.timer": "  время на письменный ответ: до {until}",
+        "final.answers_in": "  [{t}] ответы сданы",
         "round_chooser": "  первым в раунде выбирает {name} (наименьший счёт)",
         "final.stake": "  {name}: ставка {stake}",
         "reconsidered": "  состав финала пересмотрен после апелляции",
@@ -120,6 +128,8 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "no_winner": "Без победителя",
         "not_over": "Игра не окончена",
         "sec": "с",
+        "min": "мин",
+        "hour": "ч",
         "ms": "мс",
         "us": "мкс",
     },
@@ -131,7 +141,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "how.youngest": "the youngest",
         "how.central_table": "the central table",
         "round": "Round {n} «{name}»",
-        "question": "{n}. [{t} s] theme {theme}, {price}",
+        "question": "{n}. [{t}] theme {theme}, {price}",
         "chosen_by": " — chosen by {name}",
         "stake": "  auction: opened by {name}",
         "bids": "  bidding: {bids}",
@@ -142,14 +152,16 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "pass.auto": "{name} passes (automatically)",
         "stake_won": "  {name} plays for {stake}",
         "cat": "  cat in the bag: {giver} → {receiver}",
+        "cat.theme": "; the cat's theme «{theme}»",
+        "cat_value": "  the cat's value: {value}",
         "cat_prices": "  value to choose: {options}",
         "cat_series": "  a picture series: {values}",
         "cat_picture": "  picture {shown}: the answer is worth {value}",
         "or": " or ",
         "sponsor": "  sponsor question: {name} answers",
-        "false_start": "  false start: {name} at {t} s (button locked until {until} s)",
-        "signal": "  signal: {t} s",
-        "buy_press": "  bought by the button: {name} pressed first at {t} s",
+        "false_start": "  false start: {name} at {t} (button locked until {until})",
+        "signal": "  signal: {t}",
+        "buy_press": "  bought by the button: {name} pressed first at {t}",
         "bonus_offer": "bonus contest: offered to {name} (place {place})",
         "bonus_declined": "  {name} declines",
         "bonus_accepted": "  {name} accepts: {n} questions of one theme",
@@ -159,19 +171,19 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         ),
         "bonus_won": "  all right: {name} wins the trip (no points)",
         "bonus_not_played": "  the bonus contest is not played",
-        "buy_closed": "  nobody pressed: the buy window closed at {t} s",
+        "buy_closed": "  nobody pressed: the buy window closed at {t}",
         "reading": "during the reading",
         "after_signal": "{delay} s after the signal",
-        "press": "  first press: {name} at {t} s ({when})",
+        "press": "  first press: {name} at {t} ({when})",
         "margin": "; ahead of the runner-up by {margin} ({name})",
         "later": "; later: {others}",
-        "tie": "  simultaneous presses: {names} at {t} s",
+        "tie": "  simultaneous presses: {names} at {t}",
         "level": "; level with {names} (the draw decided)",
         "right": "  {name}: right, {delta} → {score}",
         "wrong": "  {name}: wrong, {delta} → {score}",
         "wrong_free": "  {name}: wrong, no penalty → {score}",
         "zero": "  {name}: {delta} → {score}",
-        "window_closed": "  nobody answered: the window closed at {t} s",
+        "window_closed": "  nobody answered: the window closed at {t}",
         "no_answer": "  taken off without an answer",
         "resumed": "  the reading goes on for the others",
         "ignored": "  other presses: {presses}",
@@ -194,15 +206,16 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "fault.stalled": "  source {source}: fault ({detail})",
         "fault.back": "  source {source}: back ({detail})",
         "time_up": "  round {round}'s time is up: the rest of it is not played",
-        "warning": "  [{t} s] the signal: one minute of round {round} is left",
+        "warning": "  [{t}] the signal: one minute of round {round} is left",
         "lot": "  lowest score: {names}; by lot, {name} chooses first",
         "youngest": "  lowest score: {names}; the youngest, {name}, chooses first",
         "final": "Final: {names} play; themes: {themes}",
+        "final.named": "Final: {names} play; themes: {themes}",
         "final.removed": "  {name} removes theme {theme}",
         "final.theme": "  theme {theme} is left",
         "final.order": "  answers judged in this order: {names}",
-        "final.timer": "  time for the written answers: until {until} s",
-        "final.answers_in": "  [{t} s] the answers are in",
+        "final.timer": "  time for the written answers: until {until}",
+        "final.answers_in": "  [{t}] the answers are in",
         "round_chooser": "  first to choose in this round: {name} (the lowest score)",
         "final.stake": "  {name}: stake {stake}",
         "reconsidered": "  the finalists reconsidered after an objection",
@@ -215,6 +228,8 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "no_winner": "No winner",
         "not_over": "The game is not over",
         "sec": "s",
+        "min": "min",
+        "hour": "h",
         "ms": "ms",
         "us": "µs",
     },
@@ -222,29 +237,87 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
 
 
 def replay_summary(lines: Iterable[str], base: Path | None = None, lang: str = "ru") -> str:
-    """Replay a journal (header first) and tell it; :class:`JournalError` if it is broken."""
-    core, decisions = rebuild(list(lines), base)
+    """Replay a journal (header first) and tell it; :class:`JournalError` if it is broken.
+
+    The header's package, when it can be read, names the final's themes and a
+    cat's own theme (the journal has only their numbers and the cell)."""
+    lines = list(lines)
+    core, decisions = rebuild(lines, base)  # a broken journal is refused here, line named
     try:
         core.finish(decisions)
     except InputError as exc:
         raise JournalError(exc.ref, exc.message) from None
-    records = [json.loads(d.to_json()) for d in decisions]
-    return format_summary(core.setup, records, lang)
+    return format_summary(core.setup, _records(lines, base), lang, _package(lines[0], base))
 
 
-def format_summary(setup: GameSetup, records: Sequence[Record], lang: str = "ru") -> str:
-    """The account of a game from its decisions (``svoyak replay``'s output objects)."""
-    writer = _Writer(setup, lang)
+def _package(header: str, base: Path | None) -> Package | None:
+    """The package the header names, or None (none named, or it cannot be read now)."""
+    try:
+        name = json.loads(header).get("package")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(name, str):
+        return None
+    try:
+        return load_named_package(name, base)
+    except (PackageError, OSError):
+        return None
+
+
+def _records(lines: list[str], base: Path | None) -> list[dict[str, Any]]:
+    """The replay's decisions as output objects, and one fact they do not carry: the
+    value a cat was played for (``cat_value``), read from the game as its receiver
+    gets the question (the host's ``cat_price`` or the rules' own value)."""
+    core = GameCore(parse_header(lines[0], base))
+    parser = InputParser(len(core.setup.players))
+    records: list[dict[str, Any]] = []
+    told: set[tuple[int, tuple[int, int]]] = set()
+
+    def take(out: list[Decision]) -> None:
+        records.extend(json.loads(d.to_json()) for d in out)
+        game = core.game
+        if game.stage is Stage.SPECIAL and game.special is SpecialKind.CAT and game.cell:
+            key = (game.board.round_index, game.cell)
+            if key not in told:
+                told.add(key)
+                t = records[-1].get("t", 0.0) if records else 0.0
+                records.append({"t": t, "type": "cat_value", "value": game.value})
+
+    take(list(core.started))
+    for line, text in enumerate(lines[1:], 2):
+        out: list[Decision] = []
+        core.push(parser.parse(text, line), out)
+        take(out)
+    out = []
+    core.finish(out)
+    take(out)
+    return records
+
+
+def format_summary(
+    setup: GameSetup, records: Sequence[Record], lang: str = "ru", package: Package | None = None
+) -> str:
+    """The account of a game from its decisions (``svoyak replay``'s output objects);
+    ``package``: the game's, for the final's theme names and a cat's own theme."""
+    writer = _Writer(setup, lang, package)
     for record in records:
         writer.take(record)
     return writer.finish()
 
 
-def seconds_text(t: float) -> str:
-    """A game time in seconds: milliseconds always, microseconds when they are not 0."""
-    whole, frac = f"{t:.6f}".split(".")
-    frac = frac.rstrip("0").ljust(3, "0")
-    return f"{whole}.{frac}"
+def clock_text(t: float, lang: str = "ru") -> str:
+    """A game time as a person reads it, to a tenth of a second: «12.5 с», «2 мин
+    12.5 с», «1 ч 2 мин 3.4 с» (a press's lead is told by its margin, in µs)."""
+    words = _TEXT[lang]
+    tenths = max(0, math.floor(t * 10 + 0.5))  # half up: 3.25 s is «3.3 с»
+    hours, rest = divmod(tenths, 36_000)
+    minutes, rest = divmod(rest, 600)
+    text = f"{rest // 10}.{rest % 10} {words['sec']}"
+    if hours:
+        return f"{hours} {words['hour']} {minutes} {words['min']} {text}"
+    if minutes:
+        return f"{minutes} {words['min']} {text}"
+    return text
 
 
 def margin_text(us: int, lang: str = "ru") -> str:
@@ -275,12 +348,18 @@ class _Writer:
     winner was ahead.
     """
 
-    def __init__(self, setup: GameSetup, lang: str) -> None:
+    def __init__(self, setup: GameSetup, lang: str, package: Package | None = None) -> None:
         if lang not in _TEXT:
             raise ValueError(f"unknown language {lang!r}; known: {', '.join(_TEXT)}")
         self.words = _TEXT[lang]
         self.lang = lang
         self.setup = setup
+        self.package = package
+        final = package.final if package is not None else None
+        #: The final's theme names, by number (the package's; none without one).
+        self.final_names = tuple(t.name for t in final.themes) if final is not None else ()
+        #: The question being told: (round, theme, price).
+        self.cell: tuple[int, int, int] | None = None
         self.rounds = setup.rounds or setup.rules.rounds
         self.scores = dict.fromkeys(range(1, len(setup.players) + 1), setup.rules.start_score)
         self.lines: list[str] = []
@@ -411,14 +490,18 @@ class _Writer:
         self.special = None
         self.scored = False
         self.closed = False
+        self.cell = (int(r["round"]), int(r["theme"]), int(r["price"]))
         theme = self.theme_title(r["round"], r["theme"])
         line = self.words["question"].format(
-            n=self.count, t=seconds_text(r["t"]), theme=theme, price=r["price"]
+            n=self.count, t=self.clock(r["t"]), theme=theme, price=r["price"]
         )
         if self.chooser is not None and self.shootout is None:
             # The shootout's questions go in order (C2003-2.8-D2): nobody chooses them.
             line += self.words["chosen_by"].format(name=self.name(self.chooser))
         self.lines.append(line)
+
+    def clock(self, t: float) -> str:
+        return clock_text(float(t), self.lang)
 
     def theme_title(self, round_no: int, theme: int) -> str:
         if 1 <= round_no <= len(self.rounds):
@@ -451,7 +534,7 @@ class _Writer:
     def on_bid_claim(self, r: Record) -> None:
         self.flush_press()
         self.flush_others()
-        fields = {"name": self.name(r["seat"]), "t": seconds_text(r["t"])}
+        fields = {"name": self.name(r["seat"]), "t": self.clock(r["t"])}
         self.press = {"fields": fields, "behind": [], "key": "buy_press"}
 
     # -- the 1995 bonus contest (TV-H-1995-03) ---------------------------------
@@ -495,7 +578,29 @@ class _Writer:
         self.say("stake_won", name=self.name(r["seat"]), stake=r["stake"])
 
     def on_cat_given(self, r: Record) -> None:
-        self.say("cat", giver=self.name(r["from"]), receiver=self.name(r["to"]))
+        line = self.words["cat"].format(giver=self.name(r["from"]), receiver=self.name(r["to"]))
+        theme = self.cat_theme()
+        if theme:
+            line += self.words["cat.theme"].format(theme=theme)
+        self.lines.append(line)
+
+    def cat_theme(self) -> str | None:
+        """The cat's own theme, as its package states it (a real .siq cat has one)."""
+        if self.package is None or self.cell is None:
+            return None
+        round_no, theme, price = self.cell
+        rounds = self.package.main_rounds
+        if not 1 <= round_no <= len(rounds):
+            return None
+        try:
+            question = rounds[round_no - 1].question_at(theme, price)
+        except IndexError:
+            return None
+        cat = question.cat if question is not None else None
+        return (cat.theme or None) if cat is not None else None
+
+    def on_cat_value(self, r: Record) -> None:
+        self.say("cat_value", value=r["value"])
 
     def on_cat_series(self, r: Record) -> None:
         self.say("cat_series", values=" → ".join(str(v) for v in r["values"]))
@@ -510,8 +615,8 @@ class _Writer:
         self.say(
             "false_start",
             name=self.name(r["seat"]),
-            t=seconds_text(r["t"]),
-            until=seconds_text(r["locked_until"]),
+            t=self.clock(r["t"]),
+            until=self.clock(r["locked_until"]),
         )
 
     def on_window_opened(self, r: Record) -> None:
@@ -519,20 +624,20 @@ class _Writer:
             return
         if self.signal is None:
             self.signal = float(r["t"])
-            self.say("signal", t=seconds_text(r["t"]))
+            self.say("signal", t=self.clock(r["t"]))
 
     def on_window_closed(self, r: Record) -> None:
         if self.buying:
-            self.say("buy_closed", t=seconds_text(r["t"]))
+            self.say("buy_closed", t=self.clock(r["t"]))
             return
         self.closed = True
-        self.say("window_closed", t=seconds_text(r["t"]))
+        self.say("window_closed", t=self.clock(r["t"]))
 
     def on_reading_resumed(self, r: Record) -> None:
         self.say("resumed")
 
     def on_tie(self, r: Record) -> None:
-        self.say("tie", names=self.names_of(r["seats"]), t=seconds_text(r["t"]))
+        self.say("tie", names=self.names_of(r["seats"]), t=self.clock(r["t"]))
 
     def on_recognized(self, r: Record) -> None:
         seat = r["seat"]
@@ -548,7 +653,7 @@ class _Writer:
             when = self.words["reading"]
         else:
             when = self.words["after_signal"].format(delay=f"{t - self.signal:.3f}")
-        fields = {"name": self.name(seat), "t": seconds_text(t), "when": when}
+        fields = {"name": self.name(seat), "t": self.clock(t), "when": when}
         self.press = {"fields": fields, "behind": []}
 
     def on_ignored(self, r: Record) -> None:
@@ -562,7 +667,7 @@ class _Writer:
         label = self.words.get(f"reason.{reason}", reason)
         if behind is not None:
             label = self.words["behind"].format(margin=margin_text(int(behind), self.lang))
-        when = f"{seconds_text(r['t'])} {self.words['sec']}"
+        when = self.clock(r["t"])
         self.others.append(f"{self.name(r['seat'])} {when} ({label})")
 
     def flush_others(self) -> None:
@@ -621,7 +726,7 @@ class _Writer:
         self.say(f"fault.{state}", source=r["source"], detail=r.get("detail") or "—")
 
     def on_round_warning(self, r: Record) -> None:
-        self.say("warning", t=seconds_text(r["t"]), round=r["round"])
+        self.say("warning", t=self.clock(r["t"]), round=r["round"])
 
     def on_round_time_up(self, r: Record) -> None:
         self.end_block()
@@ -638,22 +743,33 @@ class _Writer:
     def on_final_started(self, r: Record) -> None:
         self.end_block()
         self.lines.append("")
-        self.say("final", names=self.names_of(r["seats"]), themes=r["themes"])
+        names = self.names_of(r["seats"])
+        count = int(r["themes"])
+        if self.final_names and count <= len(self.final_names):
+            themes = ", ".join(self.final_title(n) for n in range(1, count + 1))
+            self.say("final.named", names=names, themes=themes)
+        else:
+            self.say("final", names=names, themes=r["themes"])
+
+    def final_title(self, theme: int) -> str:
+        """A final theme: its number, and its name from the package when there is one."""
+        names = self.final_names
+        return f"{theme} «{names[theme - 1]}»" if 1 <= theme <= len(names) else str(theme)
 
     def on_final_removed(self, r: Record) -> None:
-        self.say("final.removed", name=self.name(r["seat"]), theme=r["theme"])
+        self.say("final.removed", name=self.name(r["seat"]), theme=self.final_title(r["theme"]))
 
     def on_final_theme(self, r: Record) -> None:
-        self.say("final.theme", theme=r["theme"])
+        self.say("final.theme", theme=self.final_title(r["theme"]))
 
     def on_final_question(self, r: Record) -> None:
         self.say("final.order", names=self.names_of(r["judge_order"]))
 
     def on_final_timer(self, r: Record) -> None:
-        self.say("final.timer", until=seconds_text(r["until"]))
+        self.say("final.timer", until=self.clock(r["until"]))
 
     def on_final_answers_in(self, r: Record) -> None:
-        self.say("final.answers_in", t=seconds_text(r["t"]))
+        self.say("final.answers_in", t=self.clock(r["t"]))
 
     def on_final_stake(self, r: Record) -> None:
         self.final_stake = int(r["stake"])

@@ -235,10 +235,10 @@ def journal_lines(*events: dict[str, Any]) -> list[str]:
 
 def test_TV_H_1995_01_the_summary_tells_who_pressed_first_to_buy_and_by_how_much() -> None:
     text = replay_summary(journal_lines(*SETUP, pr(2.8, C), pr(2.8001, B), bid(3.5, C, 60)))
-    assert "покупка кнопкой — первое нажатие: C в 2.800 с; отрыв от второго: 100 мкс (B)" in text
+    assert "покупка кнопкой — первое нажатие: C в 2.8 с; отрыв от второго: 100 мкс (B)" in text
     assert "сигнал" not in text  # a buy window is not the signal after a reading
     english = replay_summary(journal_lines(*SETUP, ok(9.0)), lang="en")
-    assert "nobody pressed: the buy window closed at 5.000 s" in english
+    assert "nobody pressed: the buy window closed at 5.0 s" in english
     assert "A plays for 30" in english
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from buzzer.cli import main
 from buzzer.replay import decode_journal, replay_lines
-from buzzer.replay_summary import margin_text, seconds_text
+from buzzer.replay_summary import clock_text, margin_text
 from tests.support.lines import bad, ok, pr, re_, rs, sel, tick
 from tests.support.paths import REPO
 
@@ -60,7 +60,7 @@ def test_every_example_agrees_with_the_replay(
     headings = [line for line in lines if re.match(r"\d+\. \[", line)]
     assert len(headings) == len(questions)
     for heading, question in zip(headings, questions, strict=True):
-        assert f"[{seconds_text(question['t'])} с] тема {question['theme']}" in heading
+        assert f"[{clock_text(question['t'])}] тема {question['theme']}" in heading
         assert heading.split(" — ")[0].endswith(f", {question['price']}")
     # A scores line closes every question; the last one shows the main scores the
     # replay ends with (unless a final or a shootout followed).
@@ -82,7 +82,7 @@ def test_every_example_agrees_with_the_replay(
         if record["type"] == "false_start":
             name = names[record["seat"] - 1]
             assert any(
-                line.startswith(f"  фальстарт: {name} в {seconds_text(record['t'])} с")
+                line.startswith(f"  фальстарт: {name} в {clock_text(record['t'])}")
                 for line in lines
             )
 
@@ -92,12 +92,12 @@ def test_the_full_tv_game_line_by_line(capsys: pytest.CaptureFixture[str]) -> No
     text = "\n".join(lines)
     assert lines[0] == "Игра: tv-modern; игроки: 1 Анна, 2 Борис, 3 Вера"
     assert lines[1] == "Первым выбирает Борис (центральный стол)"
-    assert "1. [1.000 с] тема 1 «Кино», 100 — выбирает Борис" in lines
-    assert "  фальстарт: Вера в 3.200 с (кнопка заблокирована до 5.200 с)" in lines
-    assert "  сигнал: 3.500 с" in lines
+    assert "1. [1.0 с] тема 1 «Кино», 100 — выбирает Борис" in lines
+    assert "  фальстарт: Вера в 3.2 с (кнопка заблокирована до 5.2 с)" in lines
+    assert "  сигнал: 3.5 с" in lines
     # 3.9004 − 3.9 s: Борис was 400 µs behind.
     assert (
-        "  первое нажатие: Анна в 3.900 с (через 0.400 с после сигнала); "
+        "  первое нажатие: Анна в 3.9 с (через 0.400 с после сигнала); "
         "отрыв от второго: 400 мкс (Борис)"
     ) in lines
     assert "  Анна: верно, +100 → 100" in lines
@@ -116,7 +116,7 @@ def test_the_full_tv_game_line_by_line(capsys: pytest.CaptureFixture[str]) -> No
 
     english = summary(capsys, ROOT / "examples" / "full-game-tv-modern.jsonl", "--lang", "en")
     assert english[1] == "First to choose: Борис (the central table)"
-    assert "  false start: Вера at 3.200 s (button locked until 5.200 s)" in english
+    assert "  false start: Вера at 3.2 s (button locked until 5.2 s)" in english
     assert any("ahead of the runner-up by 400 µs (Борис)" in line for line in english)
     assert english[-1] == "Winner: Анна"
 
@@ -155,24 +155,24 @@ def test_margins_a_tie_late_presses_and_corrections(
         {"t": 17.0, "type": "undo", "line": 19},  # the correction
     )
     lines = summary(capsys, path)
-    assert "1. [1.000 с] тема 2 «Реки», 100 — выбирает Аня" in lines
+    assert "1. [1.0 с] тема 2 «Реки», 100 — выбирает Аня" in lines
     assert (
-        "  первое нажатие: Борис в 3.250 с (через 0.250 с после сигнала); "
+        "  первое нажатие: Борис в 3.3 с (через 0.250 с после сигнала); "
         "отрыв от второго: 1.235 мс (Вера); позже: Аня +10 мс"
     ) in lines
     assert "  Борис: неверно, −100 → −100" in lines
     assert any(
-        line.startswith("  другие нажатия: Вера 6.500 с (пришло слишком поздно") for line in lines
+        line.startswith("  другие нажатия: Вера 6.5 с (пришло слишком поздно") for line in lines
     )
-    assert "  никто не ответил: окно закрылось в 7.000 с" in lines
+    assert "  никто не ответил: окно закрылось в 7.0 с" in lines
     assert "  Борис: неверно, −100 → −200" in lines
-    assert "  одновременные нажатия: Аня, Вера в 13.500 с" in lines
-    tie = next(line for line in lines if "в 13.500 с (через 1.500 с после сигнала)" in line)
+    assert "  одновременные нажатия: Аня, Вера в 13.5 с" in lines
+    tie = next(line for line in lines if "в 13.5 с (через 1.500 с после сигнала)" in line)
     replayed = json.loads(replay_lines(decode_journal(path.read_bytes()))[-1])
     winner = next(int(s) for s, v in replayed["scores"].items() if v == 100 and s != "2")
     loser = 4 - winner  # the other of seats 1 and 3
     names = ["Аня", "Борис", "Вера"]
-    assert tie.startswith(f"  первое нажатие: {names[winner - 1]} в 13.500 с")
+    assert tie.startswith(f"  первое нажатие: {names[winner - 1]} в 13.5 с")
     assert f"вровень: {names[loser - 1]} (решил жребий)" in tie
     assert f"  {names[winner - 1]}: верно, +100 → 100" in lines
     assert "  поправка: Борис +100 (ошибка счёта) → −100" in lines
@@ -240,13 +240,13 @@ def test_a_final_and_a_shootout(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "  поправка: А +100 (до игры) → 100" in lines
     assert "  снят без ответа" in lines
     assert "Финал: играют А, Б; тем: 1" in lines
-    assert "  время на письменный ответ: до 53.000 с" in lines
-    assert "  [53.000 с] ответы сданы" in lines
+    assert "  время на письменный ответ: до 53.0 с" in lines
+    assert "  [53.0 с] ответы сданы" in lines
     assert "  А: ставка 50" in lines and "  А: верно, +50 → 150" in lines
     assert "Перестрелка №1: А, Б" in lines
     first = lines.index("Перестрелка №1: А, Б") + 1
-    assert lines[first] == "2. [70.000 с] тема 1, 10"  # nobody chooses in a shootout
-    assert "  другие нажатия: В 71.200 с (не участвует в этом вопросе)" in lines
+    assert lines[first] == "2. [1 мин 10.0 с] тема 1, 10"  # nobody chooses in a shootout
+    assert "  другие нажатия: В 1 мин 11.2 с (не участвует в этом вопросе)" in lines
     assert "  Б: верно, +10 (в перестрелке: 10)" in lines
     assert "  счёт: А 0 · Б 10" in lines
     assert lines[-2:] == ["Итог: А 150 · Б 150 · В 0", "Победитель: Б"]
@@ -271,9 +271,10 @@ def test_a_broken_journal_is_an_error_with_summary_too(
 
 
 def test_time_and_margin_formats() -> None:
-    assert seconds_text(3.9) == "3.900"
-    assert seconds_text(3.9004) == "3.9004"
-    assert seconds_text(12.0000005) == "12.000001"
+    assert clock_text(3.9) == "3.9 с"
+    assert clock_text(3.9004) == "3.9 с"  # a press's lead is its margin, not its time
+    assert clock_text(132.517651) == "2 мин 12.5 с"
+    assert clock_text(132.517651, "en") == "2 min 12.5 s"
     assert margin_text(0) == "0 мкс"
     assert margin_text(999) == "999 мкс"
     assert margin_text(1100) == "1.1 мс"
