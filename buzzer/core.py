@@ -410,6 +410,9 @@ class GameCore:
             if stage is Stage.QUESTION
             else game.answerer
             if stage in (Stage.SPECIAL, Stage.BONUS)
+            # the final's answers are judged in order: a verdict is the next one's
+            else game.final_order[0]
+            if stage is Stage.FINAL_JUDGING and game.final_order
             else None
         )
         if seat is not None:

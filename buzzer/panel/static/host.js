@@ -732,7 +732,7 @@
   function lastJudged() {
     for (const c of (panel && panel.commands) || []) {
       if (c.type !== "final_judge" || c.undone) continue;
-      const seat = c.seat ?? (lastRevealed && lastRevealed.seat);
+      const seat = c.seat ?? (c.context && c.context.seat) ?? (lastRevealed && lastRevealed.seat);
       if (!seat) return null;
       const stake = lastRevealed && lastRevealed.seat === seat ? lastRevealed.stake : acceptedStake(seat);
       return { seat, verdict: c.verdict, stake };
@@ -996,7 +996,8 @@
           : t("cmd.judge." + c.verdict);
       case "bonus": return t(c.accept ? "cmd.bonus.accept" : "cmd.bonus.decline");
       case "cat_picture": return t("cmd.cat_picture");
-      case "final_judge": return t("cmd.final_judge." + c.verdict, { name: n(c.seat) });
+      // a verdict sent without its seat (a host button, a script) is the next one's
+      case "final_judge": return t("cmd.final_judge." + c.verdict, { name: n(c.seat ?? context.seat) });
       case "final_remove": return t("cmd.final_remove", { theme: finalName(c.theme) });
       // the amounts: the command log is the host's alone
       case "final_stake": return t("cmd.final_stake", { name: n(c.seat), amount: stakeWords(c.amount ?? null) });

@@ -426,6 +426,16 @@ def test_a_revealed_stake_covers_nothing_of_the_final_s_question(
             }"""
         )
         assert covered == [], covered
+        # A verdict sent without its seat (a host button, a script) is the next one's,
+        # and the log says whose.
+        second = rig.state()["final"]["judge_order"][0]
+        commands.ok({"type": "final_judge", "verdict": "correct"})
+        who = ["Анна", "Борис", "Вера"][second - 1]
+        page.wait_for_function(
+            "(who) => document.querySelector('#undo-btn').textContent.endsWith(who)", arg=who
+        )
+        assert page.inner_text("#undo-btn") == f"↶ Отменить: Финал, верно: {who}"
+        assert who in page.inner_text("#stake-revealed")
         assert page.errors == []
 
 
