@@ -261,10 +261,10 @@ async def run_in_process(taps: int, warmup: int, journal: Path | None) -> dict[s
     header["settle_ms"] = 0
     store = JournalStore(journal) if journal else None
     controller = Controller.new(header, store)
-    hub = PanelHub(controller)
-    hub.attach(asyncio.get_running_loop())
     runtime = Runtime(controller).start()  # as svoyak run: the runtime thread decides
-    gate = CommandGate(runtime, hub)
+    hub = PanelHub(runtime.commands)
+    hub.attach(asyncio.get_running_loop())
+    gate = CommandGate(runtime)
     state: dict[str, Awaited | None] = {"current": None}
     forever = asyncio.Event()
     serving = [

@@ -4,7 +4,8 @@ The composition: the controller owns the game and the runtime owns time
 (its own thread); uvicorn serves the panel in a background thread; the
 board window runs on the main thread (SDL wants it there), drawing the
 controller's snapshots and turning the keyboard into buttons — a source of
-the runtime, like every other. Closing the window stops the server.
+the runtime, like every other, whose host keys go through the runtime's
+host-command service like the panel's taps. Closing the window stops the server.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import sys
 import threading
 from typing import Any
 
+from buzzer.arbiter.commands import Sender
 from buzzer.runtime.runtime import CommandRefused, Runtime
 
 
@@ -57,7 +59,9 @@ def run_with_board(
 
     def refused(exc: Exception) -> None:
         if isinstance(exc, CommandRefused):
-            print(f"svoyak: {exc.message}", file=sys.stderr)
+            told = exc.refusal
+            said = f"{told.ru} / {told.en}" if told is not None else exc.message
+            print(f"svoyak: {said}", file=sys.stderr)
         else:
             raise exc
 
@@ -65,6 +69,8 @@ def run_with_board(
         lambda make, trial: keyboard.put(make, trial=trial),
         len(controller.core.setup.players),
         on_error=refused,
+        # the host's keys are host commands: the one service, as the host's buttons
+        command=lambda wire: runtime.commands.submit(wire, sender=Sender.BUTTONS, source=keyboard),
     )
     board.on_event = keys.handle
     try:

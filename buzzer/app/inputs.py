@@ -3,9 +3,11 @@
 gpiozero's callbacks and the Pico link's reader only stamp and hand over:
 each becomes a source of the runtime (``sources.py``) that delivers inputs
 stamped at the edge and proves how far its time is complete. Host buttons
-are host commands: the runtime tries them on a copy of the core first, like
-the panel's taps. Lamps follow the decisions through the one lamp policy
-(``lamps.py``); a stuck button is an alert on the host's panel.
+are host commands: they go through the runtime's host-command service
+(``host_commands.py``), like the panel's taps — refused while the game is
+paused, tried on a copy of the core first — stamped at their edge. Lamps
+follow the decisions through the one lamp policy (``lamps.py``); a stuck
+button is an alert on the host's panel.
 
 Nothing here reaches for the panel or a clock of its own: ``attach_gpio``
 and ``attach_bridge`` take the runtime and, optionally, what to call about
@@ -29,9 +31,12 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, Protocol
 
-from buzzer.arbiter.events import Press, Release
+from buzzer.arbiter.commands import Sender
+from buzzer.arbiter.events import HostInput, Press, Release
 from buzzer.errors import SvoyakError
-from buzzer.runtime.runtime import CommandRefused, Runtime
+from buzzer.runtime.host_commands import HostCommands, Outcome
+from buzzer.runtime.refusals import Message
+from buzzer.runtime.runtime import Runtime
 from buzzer.runtime.sources import EdgeSource, LinkSource
 
 log = logging.getLogger(__name__)
@@ -46,14 +51,24 @@ class Alerts(Protocol):
 
 
 class GpioSink:
-    """The ButtonBank's sink: inputs to the runtime, stuck buttons to the alerts."""
+    """The ButtonBank's sink: presses to the runtime, host buttons to the host-command
+    service, stuck buttons to the alerts."""
 
-    def __init__(self, source: EdgeSource, alerts: Alerts | None, seats: int = 16) -> None:
+    def __init__(
+        self,
+        source: EdgeSource,
+        alerts: Alerts | None,
+        seats: int = 16,
+        commands: HostCommands | None = None,
+    ) -> None:
         self.source = source
         self.alerts = alerts
         #: The game's seats: a button beyond them has no seat (dropped, counted).
         self.seats = seats
-        self.refused: list[str] = []
+        #: The host-command service (the runtime's, by default).
+        self.commands = commands
+        #: What the host's buttons were refused, in the host's sentences.
+        self.refused: list[Message] = []
         #: Presses and releases of buttons with no seat in this game, by seat.
         self.unseated: dict[int, int] = {}
 
@@ -83,13 +98,16 @@ class GpioSink:
                 return
             self.source.put(event)
             return
-        self.source.put(event, trial=True).add_done_callback(self._refused)
+        if isinstance(event, HostInput):
+            commands = self.commands or self.source.runtime.commands
+            sent = commands.submit_stamped(event, self.source, sender=Sender.BUTTONS)
+            sent.add_done_callback(self._refused)
 
-    def _refused(self, future: Future[Any]) -> None:
-        exc = future.exception()
-        if isinstance(exc, CommandRefused):
-            self.refused.append(exc.message)
-            log.warning("host button refused: %s", exc.message)
+    def _refused(self, future: Future[Outcome]) -> None:
+        refusal = future.result().refusal
+        if refusal is not None:
+            self.refused.append(refusal)
+            log.warning("host button refused: %s (%s)", refusal.en, refusal.engine or refusal.code)
 
 
 def attach_gpio(

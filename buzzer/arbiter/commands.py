@@ -110,9 +110,12 @@ class WhilePaused(enum.Enum):
 
     #: It would move the game on: refused («Игра на паузе») until the resume.
     REFUSED = "refused"
-    #: It applies during the pause (a correction, an objection, an undo, the
-    #: pause and the resume themselves).
+    #: It applies during the pause (a correction, an objection, an undo).
     ALLOWED = "allowed"
+    #: It pauses the game (the engine refuses it while paused: already paused).
+    PAUSES = "pauses"
+    #: It ends the pause (the engine refuses it while the game runs).
+    RESUMES = "resumes"
 
 
 class Handler(enum.Enum):

@@ -340,7 +340,7 @@ class Pause(HostInput):
     t: int
     ref: int = 0
     TYPE: ClassVar[str] = "pause"
-    SPEC: ClassVar[Spec] = Spec(undoable=False, while_paused=ALLOWED)
+    SPEC: ClassVar[Spec] = Spec(undoable=False, while_paused=WhilePaused.PAUSES)
 
 
 @dataclass(slots=True, frozen=True)
@@ -351,7 +351,7 @@ class Resume(HostInput):
     t: int
     ref: int = 0
     TYPE: ClassVar[str] = "resume"
-    SPEC: ClassVar[Spec] = Spec(undoable=False, while_paused=ALLOWED)
+    SPEC: ClassVar[Spec] = Spec(undoable=False, while_paused=WhilePaused.RESUMES)
 
 
 @dataclass(slots=True, frozen=True)

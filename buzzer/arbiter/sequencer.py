@@ -70,6 +70,11 @@ class ReorderBuffer:
         """Every input still to come has a timestamp at or after this instant."""
         return self.watermark - self.settle_ns
 
+    def held(self) -> list[Input]:
+        """The inputs held now, in the order they will be released (what is about to
+        happen: a pause the host gave a moment ago, for the host-command service)."""
+        return [entry[3] for entry in sorted(self._heap)]
+
     def next_deadline(self) -> int | None:
         """When the oldest held input becomes releasable (for a live controller's timer)."""
         if not self._heap:

@@ -1,8 +1,9 @@
 """The panel's FastAPI app: pages, the JSON API, the WebSocket.
 
 ``create_app(controller, pin)`` serves one game. The controller stays the
-one owner of the game's state; the app only turns taps into checked inputs
-(``gate.py``) and snapshots into WebSocket messages (``hub.py``).
+one owner of the game's state; the app only hands taps to the runtime's
+host-command service and says its answer in HTTP (``gate.py``), and turns
+snapshots into WebSocket messages (``hub.py``).
 
 Host routes (every method but GET/HEAD/OPTIONS, and the host-only reads)
 need the session cookie that ``POST /api/login`` gives for the PIN; a small
@@ -199,9 +200,9 @@ def create_app(
     owned = isinstance(game, Controller)
     runtime = Runtime(game) if isinstance(game, Controller) else game
     controller = runtime.controller
-    hub = PanelHub(controller, policy=socket_policy)
+    hub = PanelHub(runtime.commands, policy=socket_policy)
     guard = PinGuard(pin, max_failures=max_pin_failures, window_s=pin_window_s)
-    panel = Panel(controller, runtime, hub, CommandGate(runtime, hub), guard, simulate)
+    panel = Panel(controller, runtime, hub, CommandGate(runtime), guard, simulate)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

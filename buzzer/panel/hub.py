@@ -5,11 +5,11 @@ whichever thread submitted: the web server's loop, the ticker, a GPIO
 callback). The hub encodes the messages once, in that thread, and hands
 them to the event loop, which writes them to every WebSocket in order.
 
-It also keeps what the panel needs beyond the snapshot: the recent
-snapshots by version (for the stale-command check), the host's command log
-(from the core's history: its journal line numbers are what undo names),
-the alerts (false starts from the decisions; stuck buttons from the
-hardware layer through :meth:`alert`) and the pause flag.
+It also keeps what the panel shows beyond the snapshot: the alerts (false
+starts from the decisions; stuck buttons from the hardware layer through
+:meth:`alert`) and the panel's final timer. The host's command log and the
+pause are the host-command service's (``buzzer/runtime/host_commands.py``),
+which every entrance shares; the hub shows them.
 
 What a socket may send is bounded (:class:`SocketPolicy`): the pages send a
 ping every 5 s and nothing else, so each socket has a token bucket; past it
@@ -29,17 +29,14 @@ import json
 import re
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NotRequired, Protocol, TypedDict
 
 from buzzer.arbiter.decisions import Decision, FalseStart, Ignored, Note
-from buzzer.arbiter.events import (
-    HOST_COMMANDS,
-)
-from buzzer.journal.encode import encode_input
-from buzzer.runtime.controller import Controller
+from buzzer.runtime.command_log import CommandLog
+from buzzer.runtime.host_commands import HostCommands
 from rules.snapshot import HostOptions, LiveSnapshot
 from rules.state import Stage
 
@@ -132,23 +129,17 @@ class PanelHub:
 
     def __init__(
         self,
-        controller: Controller,
+        commands: HostCommands,
         *,
-        versions: int = 512,
-        log_size: int = 30,
         alert_size: int = 20,
         queue_size: int = 256,
         policy: SocketPolicy | None = None,
     ) -> None:
-        self.controller = controller
+        self.commands = commands
+        self.controller = controller = commands.controller
         self.policy = policy or SocketPolicy()
         self._lock = threading.Lock()
-        self._snapshots: OrderedDict[int, LiveSnapshot] = OrderedDict()
-        self._versions = versions
-        self._log_size = log_size
         self._queue_size = queue_size
-        # A-G-D1: the engine's pause (a journaled input), so a resumed game stays paused.
-        self.paused = controller.core.game.paused_at is not None
         #: snapshot → what the host reads now: the question, its answers, a cat's
         #: own theme and value, the final's theme names and question (set by `svoyak
         #: run`: ``display.packages.PackageTexts.host_view``); shown to the host only.
@@ -156,8 +147,6 @@ class PanelHub:
         self.alerts: deque[dict[str, Any]] = deque(maxlen=alert_size)
         self._alert_ids = itertools.count(1)
         self._final_timer_until: int | None = None
-        self._log_records: dict[int, tuple[object, dict[str, Any]]] = {}
-        self._log_lock = threading.Lock()
         self._last_visible: dict[str, object] = {}
         #: the core's undone lines when the last full update went out (an undo that
         #: changed nothing visible still changes the host's command log)
@@ -179,7 +168,6 @@ class PanelHub:
         self._penalties: dict[str, float] = {}
         with controller.lock:
             first = controller.snapshot()
-            self._remember(first)
             self._last_visible = {k: v for k, v in first.items() if k not in ("version", "now")}
             self._history_list = controller.core.history
             self._history_seen = len(self._history_list)
@@ -202,16 +190,10 @@ class PanelHub:
 
     # -- state -----------------------------------------------------------------
 
-    def _remember(self, snapshot: LiveSnapshot) -> None:
-        version = int(snapshot["version"])
-        self._snapshots[version] = snapshot
-        while len(self._snapshots) > self._versions:
-            self._snapshots.popitem(last=False)
-
-    def snapshot_at(self, version: int) -> LiveSnapshot | None:
-        """The snapshot the controller published as ``version``, if still remembered."""
-        with self._lock:
-            return self._snapshots.get(version)
+    @property
+    def paused(self) -> bool:
+        """Whether the game is paused (the engine's pause, a journaled input: A-G-D1)."""
+        return self.commands.paused
 
     def extras(self) -> PanelExtras:
         """What the host's controls need beyond the snapshot: the core's
@@ -224,34 +206,8 @@ class PanelHub:
             return {**options, "final_timer_until": self._final_timer_until if timing else None}
 
     def command_log(self) -> list[dict[str, Any]]:
-        """The recent host commands, newest first, with their journal lines."""
-        with self._log_lock:
-            return self._command_log()
-
-    def _command_log(self) -> list[dict[str, Any]]:
-        core = self.controller.core
-        undone = core.undone
-        cache = self._log_records
-        out: list[dict[str, Any]] = []
-        for item in reversed(core.history):
-            if isinstance(item, HOST_COMMANDS):
-                record = cache.get(item.ref)
-                if record is None or record[0] is not item:
-                    record = (item, json.loads(encode_input(item)))
-                    cache[item.ref] = record
-                entry = {**record[1], "line": item.ref, "undone": item.ref in undone}
-                # what it acted on (the round's own theme name, whose answer): the core's
-                context = core.context.get(item.ref)
-                if context is not None:
-                    entry["context"] = dict(context)
-                out.append(entry)
-                if len(out) >= self._log_size:
-                    break
-        if len(cache) > 4 * self._log_size:
-            keep = {entry["line"] for entry in out}
-            for ref in [ref for ref in cache if ref not in keep]:
-                del cache[ref]
-        return out
+        """The recent host commands, newest first, with their journal lines (the service's)."""
+        return self.commands.log.recent()
 
     def panel_state(self, host: bool, snapshot: LiveSnapshot | None = None) -> PanelState:
         state: PanelState = {
@@ -311,7 +267,7 @@ class PanelHub:
         re-reading an unchanged snapshot.
         """
         self._note_decisions(decisions)
-        self.paused = snapshot.get("paused_at") is not None  # the engine's pause (A-G-D1)
+        paused = snapshot.get("paused_at") is not None  # the engine's pause (A-G-D1)
         visible = {k: v for k, v in snapshot.items() if k not in ("version", "now")}
         # A host command that changes nothing visible (a final stake replaced, or
         # undone) still changes the host's command log: it goes out in full.
@@ -324,14 +280,13 @@ class PanelHub:
             start = self._history_seen if history is self._history_list else 0
             end = len(history)
             self._history_list, self._history_seen = history, end
-        logged = any(isinstance(history[i], HOST_COMMANDS) for i in range(start, end))
+        logged = any(CommandLog.shows(history[i]) for i in range(start, end))
         logged = logged or core.undone != self._last_undone
         self._last_undone = core.undone
         if not decisions and not logged:
             with self._lock:
                 unchanged = visible == self._last_visible
                 if unchanged:
-                    self._remember(snapshot)
                     short = (
                         f'{{"type": "version", "version": {snapshot["version"]}, '
                         f'"now": {snapshot["now"]}}}'
@@ -343,10 +298,9 @@ class PanelHub:
         question = self.host_question(snapshot)
         with self._lock:
             self._last_visible = visible
-            self._remember(snapshot)
             body_snapshot = json.dumps(snapshot, ensure_ascii=False)
             body_decisions = "[" + ", ".join(d.to_json() for d in decisions) + "]"
-            public = {"paused": self.paused, "alerts": self._live_alerts(), "extras": extras}
+            public = {"paused": paused, "alerts": self._live_alerts(), "extras": extras}
             head = f'{{"type": "update", "version": {snapshot["version"]}, '
             head += f'"decisions": {body_decisions}, "snapshot": {body_snapshot}, "panel": '
             viewer = head + json.dumps(public, ensure_ascii=False) + "}"
@@ -391,10 +345,6 @@ class PanelHub:
                     self._final_timer_until = round(until * 1e9)
 
     # -- panel-level state -------------------------------------------------------
-
-    def set_paused(self, paused: bool) -> None:
-        self.paused = paused
-        self.broadcast_panel()
 
     def alert(
         self, kind: str, seat: int | None, *, broadcast: bool = True, **detail: Any

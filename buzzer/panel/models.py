@@ -1,185 +1,87 @@
-"""The panel's requests and responses (pydantic): what the OpenAPI schema publishes."""
+"""The panel's requests and responses (pydantic): what the OpenAPI schema publishes.
+
+The host commands' models are made from their declarations (their fields'
+limits, buzzer/arbiter/commands.py): the API takes what the journal takes, and
+a few values below it that the service refuses with the host's sentence.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, create_model
 
-Seat = Annotated[int, Field(ge=1, le=16, description="a player's seat, 1-based")]
-Money = Annotated[int, Field(ge=0, le=1_000_000_000)]
+from buzzer.arbiter.commands import (
+    MAX_SEATS,
+    CommandField,
+    SeatNo,
+    Text,
+    Verdict,
+    Whole,
+    YesNo,
+    fields_of,
+)
+from buzzer.arbiter.events import HOST_COMMANDS, HostInput
+
+Seat = Annotated[int, Field(ge=1, le=MAX_SEATS, description="a player's seat, 1-based")]
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-# -- host commands -------------------------------------------------------------
+# -- host commands: made from their declarations (buzzer/arbiter/commands.py) --------
 
 
-class SelectCmd(_Strict):
-    """Choose a question on behalf of the chooser (both omitted: the next one in order)."""
+def _api_type(field: CommandField) -> Any:
+    """What the API takes for one declared field (its JSON schema, its validation)."""
+    kind = field.kind
+    if isinstance(kind, SeatNo):
+        return Seat
+    if isinstance(kind, Verdict):
+        return Literal["correct", "wrong"]
+    if isinstance(kind, YesNo):
+        return StrictBool
+    if isinstance(kind, Text):
+        return Annotated[str, Field(min_length=kind.api_min, max_length=kind.max_length)]
+    assert isinstance(kind, Whole)
+    low = kind.low if kind.api_low is None else kind.api_low
+    number = Annotated[int, Field(ge=low, le=kind.high)]
+    if kind.nonzero is None:
+        return number
+    why = kind.nonzero
 
-    type: Literal["select"]
-    theme: Annotated[int, Field(ge=1, le=100)] | None = None
-    price: Annotated[int, Field(ge=0, le=10_000_000)] | None = None
+    def nonzero(value: int) -> int:
+        if value == 0:
+            raise ValueError(f"{field.wire} must not be 0: {why}")
+        return value
 
-
-class ReadingStartCmd(_Strict):
-    """Start, or resume, reading the question aloud."""
-
-    type: Literal["reading_start"]
-
-
-class ReadingEndCmd(_Strict):
-    """The reading is over: the signal (the buttons open)."""
-
-    type: Literal["reading_end"]
-
-
-class JudgeCmd(_Strict):
-    """The verdict on the answer being given (a question, a special question)."""
-
-    type: Literal["judge"]
-    verdict: Literal["correct", "wrong"]
-
-
-class TimeoutCmd(_Strict):
-    """End the question without an answer (no score change)."""
-
-    type: Literal["timeout"]
+    return Annotated[number, AfterValidator(nonzero)]
 
 
-class BidCmd(_Strict):
-    """A bid on a stake question / auction (an all-in is a bid of the whole score)."""
-
-    type: Literal["bid"]
-    seat: Seat
-    amount: Money
-
-
-class PassCmd(_Strict):
-    """A player leaves the bidding."""
-
-    type: Literal["pass"]
-    seat: Seat
+def command_model(cls: type[HostInput]) -> type[BaseModel]:
+    """The API's model of one host command: ``type`` and its declared fields (a field
+    that may be None is optional, ``null`` or left out), its docstring the schema's."""
+    fields: dict[str, Any] = {"type": (Literal.__getitem__(cls.TYPE), ...)}
+    for field in fields_of(cls):
+        api = _api_type(field)
+        fields[field.wire] = (api | None, None) if field.optional else (api, ...)
+    name = "".join(part.title() for part in cls.TYPE.split("_")) + "Cmd"
+    return create_model(name, __base__=_Strict, __doc__=cls.__doc__, **fields)
 
 
-class CatGiveCmd(_Strict):
-    """Hand the cat in the bag to this player."""
+#: Every host command's model, by its type, in the order declared.
+COMMAND_MODELS: dict[str, type[BaseModel]] = {
+    cls.TYPE: command_model(cls) for cls in HOST_COMMANDS
+}
 
-    type: Literal["cat_give"]
-    seat: Seat
-
-
-class CatPictureCmd(_Strict):
-    """The next picture of a picture-series cat is shown (TV-S-CAT-5)."""
-
-    type: Literal["cat_picture"]
-
-
-class BonusCmd(_Strict):
-    """The player offered the 1995 bonus contest accepts it or declines (TV-H-1995-03)."""
-
-    type: Literal["bonus"]
-    accept: StrictBool
-
-
-class CatPriceCmd(_Strict):
-    """The cat's value."""
-
-    type: Literal["cat_price"]
-    price: Annotated[int, Field(ge=0, le=10_000_000)]
-
-
-class FinalRemoveCmd(_Strict):
-    """Remove a final theme (1-based); ``seat``, if given, must be the one whose turn it is."""
-
-    type: Literal["final_remove"]
-    theme: Annotated[int, Field(ge=1, le=20)]
-    seat: Seat | None = None
-
-
-class FinalStakeCmd(_Strict):
-    """A finalist's hidden stake (``amount`` null: no stake handed in)."""
-
-    type: Literal["final_stake"]
-    seat: Seat
-    amount: Money | None = None
-
-
-class FinalJudgeCmd(_Strict):
-    """The verdict on the next written final answer (``seat``, if given, must be next)."""
-
-    type: Literal["final_judge"]
-    verdict: Literal["correct", "wrong"]
-    seat: Seat | None = None
-
-
-class CorrectionCmd(_Strict):
-    """Change a score by hand, with a reason (``delta`` is never 0: the journal refuses it)."""
-
-    type: Literal["correction"]
-    seat: Seat
-    delta: Annotated[int, Field(ge=-10_000_000, le=10_000_000)]
-    reason: Annotated[str, Field(min_length=1, max_length=200)]
-
-    @field_validator("delta")
-    @classmethod
-    def _changes_the_score(cls, delta: int) -> int:
-        if delta == 0:
-            raise ValueError("a correction must change the score: delta must not be 0")
-        return delta
-
-
-class ObjectionCmd(_Strict):
-    """An accepted objection: that player's wrong verdict on the last question becomes right."""
-
-    type: Literal["objection"]
-    seat: Seat
-
-
-class UndoCmd(_Strict):
-    """Undo the host command journaled on ``line`` (see the command log)."""
-
-    type: Literal["undo"]
-    line: Annotated[int, Field(ge=1, le=1_000_000_000)]
-
-
-class PauseCmd(_Strict):
-    """Pause the game on every panel (panel-level; not journaled)."""
-
-    type: Literal["pause"]
-
-
-class ResumeCmd(_Strict):
-    """End the pause."""
-
-    type: Literal["resume"]
-
-
-Command = Annotated[
-    SelectCmd
-    | ReadingStartCmd
-    | ReadingEndCmd
-    | JudgeCmd
-    | TimeoutCmd
-    | BidCmd
-    | PassCmd
-    | CatGiveCmd
-    | CatPriceCmd
-    | BonusCmd
-    | CatPictureCmd
-    | FinalRemoveCmd
-    | FinalStakeCmd
-    | FinalJudgeCmd
-    | CorrectionCmd
-    | ObjectionCmd
-    | UndoCmd
-    | PauseCmd
-    | ResumeCmd,
-    Field(discriminator="type"),
-]
+if TYPE_CHECKING:
+    Command = BaseModel
+else:
+    Command = Annotated[
+        Union[tuple(COMMAND_MODELS.values())],  # noqa: UP007 (a union made at run time)
+        Field(discriminator="type"),
+    ]
 
 
 class CommandRequest(_Strict):

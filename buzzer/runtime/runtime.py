@@ -42,9 +42,11 @@ from typing import Any
 
 from buzzer.arbiter.decisions import Decision, Ignored
 from buzzer.arbiter.events import Fault, Input, Press
-from buzzer.errors import SvoyakError
 from buzzer.runtime.controller import Applied, Controller
+from buzzer.runtime.host_commands import HostCommands
 from buzzer.runtime.merge import EventTimeMerge
+from buzzer.runtime.results import Accepted as Accepted
+from buzzer.runtime.results import CommandRefused as CommandRefused
 from buzzer.runtime.sources import ClockSource, EdgeSource, LinkSource, Source
 from buzzer.runtime.stalls import StallWatch
 
@@ -61,22 +63,6 @@ SWITCH_INTERVAL_S = 0.0005
 
 #: An inbox entry that carries no input: "a watermark moved, step now".
 _NUDGE: Any = ("nudge", None)
-
-
-class CommandRefused(SvoyakError):
-    """The engine refused a host command (tried on a copy): nothing was journaled."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-@dataclass(frozen=True, slots=True)
-class Accepted:
-    """A host command applied and journaled: its line and the decisions from it on."""
-
-    line: int | None
-    decisions: list[Decision]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +120,9 @@ class Runtime:
         self._busy = 0
         #: The host's own taps, keys and simulated buttons are stamped here by default.
         self.host = self.clock_source("host")
+        #: The one gate of host commands, whichever entrance they come by (the panel,
+        #: the host's buttons, the board's keys, scripts): ids, pause, staleness.
+        self.commands = HostCommands(self)
 
     # -- time ------------------------------------------------------------------------
 
@@ -205,13 +194,14 @@ class Runtime:
     def command(
         self, make: Any, source: ClockSource | None = None, command_id: str | None = None
     ) -> Future[Any]:
-        """A host command ``make(t)``, stamped now by ``source`` (the host's by default).
+        """A host command ``make(t)``, stamped now by ``source`` (the host's by default),
+        through the host-command service (:attr:`commands`: the pause, the id).
 
         The future resolves to :class:`Accepted`, or fails with
-        :class:`CommandRefused` (nothing journaled). ``command_id`` (the
-        panel's) is journaled with the command's line.
+        :class:`CommandRefused` (nothing journaled). ``command_id`` is
+        journaled with the command's line.
         """
-        return (source or self.host).put(make, trial=True, command_id=command_id)
+        return self.commands.command(make, source, command_id)
 
     def press(self, seat: int, source: ClockSource | None = None) -> Future[Any]:
         """A simulated button, pressed now (the demo's, the tests')."""

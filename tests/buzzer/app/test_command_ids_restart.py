@@ -21,7 +21,6 @@ import httpx
 from buzzer.journal.store import JournalStore
 from buzzer.panel.demo import demo_header
 from buzzer.panel.gate import CommandGate
-from buzzer.panel.hub import PanelHub
 from buzzer.panel.models import CommandRequest
 from buzzer.replay import replay_lines
 from buzzer.runtime.controller import Controller
@@ -121,7 +120,7 @@ def test_old_journals_without_ids_resume_and_ids_survive_a_resume_in_process(
     new = tmp_path / "new.sqlite"
     with JournalStore(new) as store:
         controller = Controller.new({**demo_header(), "settle_ms": 0}, store)
-        gate = CommandGate(Runtime(controller), PanelHub(controller))
+        gate = CommandGate(Runtime(controller))
         request = CommandRequest.model_validate({"id": "t1", "command": PLUS})
         first = gate.execute(request)
         assert first.status == 200 and not first.repeat
@@ -129,7 +128,7 @@ def test_old_journals_without_ids_resume_and_ids_survive_a_resume_in_process(
         assert json.loads(list(store.lines())[line - 1])["id"] == "t1"
 
         after = Controller.resume(store)
-        gate = CommandGate(Runtime(after), PanelHub(after))
+        gate = CommandGate(Runtime(after))
         again = gate.execute(request)
         assert again.status == 200 and again.repeat and again.body["line"] == line
         reused = gate.execute(

@@ -128,3 +128,37 @@ def test_lamps_go_out_when_a_sport_question_closes_with_nobody_right(tmp_path: P
     finally:
         attached.close()
         runtime.stop()
+
+
+def test_a_host_button_pressed_while_paused_is_refused(tmp_path: Path) -> None:
+    """The host's GPIO buttons go through the one host-command service: while the
+    game is paused (A-G-D1) the signal button is refused with the pause's sentence
+    and never journaled, like the panel's tap; after the resume it gives the signal."""
+    pinmap = load_pinmap(example_path())
+    factory = MockFactory()
+    controller = Controller.new(HEADER, JournalStore(tmp_path / "g.sqlite"))
+    runtime = Runtime(controller).start()
+    attached = attach_gpio(runtime, pinmap, factory, Alerts())
+    sink = attached.sink
+    assert sink is not None
+    try:
+        host(runtime, lambda t: Select(t, 1, 100), ReadingStart)
+        assert runtime.commands.execute({"type": "pause"}).accepted
+        signal_pin = factory.pin(pinmap.host["reading_end"].pin)
+        signal_pin.drive_low()  # the signal, pressed during the pause
+        deadline = time.monotonic() + 10
+        while not sink.refused and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert [r.code for r in sink.refused] == ["paused"]
+        assert sink.refused[0].ru.startswith("Игра на паузе")
+        assert controller.snapshot()["phase"] == "reading"
+        assert not any('"reading_end"' in line for line in controller.store.lines())
+        signal_pin.drive_high()
+        assert runtime.commands.execute({"type": "resume"}).accepted
+        time.sleep(0.01)  # the release is confirmed (the pin map's glitch time)
+        signal_pin.drive_low()  # pressed again, now the game runs
+        assert wait_for(lambda s: s["phase"] == "open", controller)["phase"] == "open"
+        assert len(sink.refused) == 1
+    finally:
+        attached.close()
+        runtime.stop()

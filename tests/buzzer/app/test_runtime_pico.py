@@ -180,8 +180,8 @@ def pico_game(
 
     store = JournalStore(tmp_path / "g.sqlite")
     controller = Controller.new(header(players, 10), store)
-    hub = PanelHub(controller)
     runtime = Runtime(controller).start()
+    hub = PanelHub(runtime.commands)
     emu = Emulator(**emulator).start()
     attached = None
     try:

@@ -97,10 +97,10 @@ def game(
     wires the Pico, with the host's panel hub and a record of the live decisions."""
     if controller is None:
         controller = Controller.new(header(PLAYERS, 10), store)
-    hub = PanelHub(controller)
     record = LiveRecord()
     controller.subscribe(record)
     runtime = Runtime(controller).start()
+    hub = PanelHub(runtime.commands)
     config = LinkConfig(
         pico.path,
         seats=tuple(range(1, PLAYERS + 1)),

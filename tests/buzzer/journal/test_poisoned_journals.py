@@ -108,8 +108,8 @@ def live_game(tmp_path: Path) -> Iterator[tuple[Controller, Runtime, CommandGate
     record = LiveRecord()
     controller.subscribe(record)
     runtime = Runtime(controller).start()
-    hub = PanelHub(controller)
-    gate = CommandGate(runtime, hub)
+    PanelHub(runtime.commands)
+    gate = CommandGate(runtime)
     emulator = Emulator(buttons=8, holdoff_us=HOLDOFF_US).start()
     attached = None
     try:

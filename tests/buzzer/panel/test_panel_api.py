@@ -263,12 +263,15 @@ def test_pause_is_broadcast_and_holds_the_game(rig: Rig) -> None:
     with connect(rig.ws_url) as viewer:
         recv(viewer)
         assert commands.ok({"type": "pause"})["paused"] is True
-        message = recv_until(viewer, lambda m: m["type"] == "panel", "the pause")
+        # a journaled input (A-G-D1): its update carries the panel's state
+        message = recv_until(viewer, lambda m: m.get("panel", {}).get("paused"), "the pause")
         assert message["panel"]["paused"] is True
         refused = commands.send({"type": "select", "theme": 1, "price": 100})
         assert refused.status_code == 409 and refused.json()["detail"]["code"] == "paused"
         commands.ok({"type": "resume"})
-        message = recv_until(viewer, lambda m: m["type"] == "panel", "the resume")
+        message = recv_until(
+            viewer, lambda m: m.get("panel", {}).get("paused") is False, "the resume"
+        )
         assert message["panel"]["paused"] is False
 
 

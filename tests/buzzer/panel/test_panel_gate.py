@@ -46,8 +46,8 @@ class Table:
         self.clock = FakeClock()
         self.controller = Controller.new(header, store, self.clock)
         self.runtime = Runtime(self.controller)  # stepped by hand: the clock is the test's
-        self.hub = PanelHub(self.controller)
-        self.gate = CommandGate(self.runtime, self.hub)
+        self.hub = PanelHub(self.runtime.commands)
+        self.gate = CommandGate(self.runtime)
         self.n = 0
 
     def wait(self, ns: int = 10 * MS) -> None:

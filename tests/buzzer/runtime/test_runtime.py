@@ -309,7 +309,7 @@ def test_a_sources_fault_is_an_alert_on_the_hosts_panel_until_it_is_back(
     from buzzer.panel.hub import PanelHub
 
     game = Game(tmp_path, wait_bound_ns=100 * MS)
-    hub = PanelHub(game.controller)
+    hub = PanelHub(game.runtime.commands)
     opened = game.open_window()
     game.pins.mark = opened
     game.advance(1 * S)
