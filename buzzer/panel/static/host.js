@@ -44,7 +44,7 @@
     return JSON.stringify(body);
   }
 
-  /* The banner of a refusal (or a revealed stake). A popover: it is shown in the
+  /* The banner of a refusal. A popover: it is shown in the
      top layer, above an open dialog and its dimmed backdrop, so that a refusal of a
      tap made in a dialog is read on top of it (shown again, it goes on top of any
      dialog opened since). A tap takes it down. */
@@ -71,7 +71,7 @@
     box.className = "toast " + (kind || "error");
     if (popovers) box.showPopover();
     else box.hidden = false;
-    toastTimer = setTimeout(hideToast, kind === "info" ? 4000 : 6000);
+    toastTimer = setTimeout(hideToast, 6000);
   }
 
   /* One host command. The id is made from this page, the state's version and the
