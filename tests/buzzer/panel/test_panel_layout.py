@@ -224,6 +224,15 @@ class Screens:
             page.context.close()
 
 
+def read_special(screens: Screens, commands: Commands, name: str) -> None:
+    """A special question: while the host reads, «Вопрос прочитан» and the verdicts
+    fit; once read (C2003-2.4.6e: the time to think starts then), the countdown too."""
+    screens.steady(name, "#special-read", "#judge-correct", "#judge-wrong", "#answering-name")
+    commands.ok({"type": "reading_end"})
+    screens.check(f"{name}-read", "#answering-box .countdown", 3)
+    screens.steady(f"{name}-read", *ANSWERING, lines="#question-text .text")
+
+
 def test_the_board_questions_and_specials_fit_a_tablet_and_a_phone(
     browser: Any, tmp_path: Path
 ) -> None:
@@ -256,12 +265,12 @@ def test_the_board_questions_and_specials_fit_a_tablet_and_a_phone(
         screens.check("cat-price", "#stage[data-stage='cat_price'] .choices .big", 2)
         commands.ok({"type": "cat_price", "price": 500})
         screens.check("cat-special", "#dock[data-stage='special'] #judge-wrong", 3)
-        screens.steady("cat-special", *ANSWERING, lines="#question-text .text")
+        read_special(screens, commands, "cat-special")
         commands.ok({"type": "judge", "verdict": "correct"})
         # The sponsor question.
         commands.ok({"type": "select", "theme": SPONSOR_CELL[0], "price": SPONSOR_CELL[1]})
         screens.check("sponsor", "#dock[data-stage='special'] #judge-wrong", 3)
-        screens.steady("sponsor", *ANSWERING, lines="#question-text .text")
+        read_special(screens, commands, "sponsor")
         commands.ok({"type": "judge", "verdict": "correct"})
         # The stake question's bidding.
         commands.ok({"type": "select", "theme": STAKE_CELL[0], "price": STAKE_CELL[1]})
@@ -272,7 +281,7 @@ def test_the_board_questions_and_specials_fit_a_tablet_and_a_phone(
             commands.ok({"type": "pass", "seat": state["bidding"]["turn"]})
             rig.wait_state(lambda s, v=state["version"]: s["version"] > v, "the pass")
         screens.check("auction", "#dock[data-stage='special'] #judge-wrong", 3)
-        screens.steady("auction", *ANSWERING, lines="#question-text .text")
+        read_special(screens, commands, "auction")
         screens.close()
 
 
