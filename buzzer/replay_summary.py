@@ -96,6 +96,10 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "reason.not_eligible": "не участвует в этом вопросе",
         "reason.already_recognized": "повторное нажатие отвечающего",
         "reason.someone_answering": "отвечает другой",
+        "reason.paused": "пауза",
+        "pause.on": "  пауза в {t}",
+        "pause.off": "  игра продолжена в {t}, пауза {length}",
+        "after_signal_paused": "через {delay} с после сигнала, не считая паузы",
         "scores": "  счёт: {scores}",
         "chooser": "; выбирает {name}",
         "correction": "  поправка: {name} {delta} ({reason}) → {score}",
@@ -196,6 +200,10 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "reason.not_eligible": "not playing this question",
         "reason.already_recognized": "the answering player again",
         "reason.someone_answering": "someone else answering",
+        "reason.paused": "paused",
+        "pause.on": "  paused at {t}",
+        "pause.off": "  resumed at {t}, after a pause of {length}",
+        "after_signal_paused": "{delay} s after the signal, not counting the pause",
         "scores": "  scores: {scores}",
         "chooser": "; {name} chooses",
         "correction": "  correction: {name} {delta} ({reason}) → {score}",
@@ -369,6 +377,8 @@ class _Writer:
         self.count = 0
         self.in_question = False
         self.signal: float | None = None
+        #: Seconds the game stood paused since the question's signal (A-G-D1).
+        self.paused_since_signal = 0.0
         self.special: str | None = None
         self.scored = False
         self.closed = False
@@ -487,6 +497,7 @@ class _Writer:
         self.count += 1
         self.in_question = True
         self.signal = None
+        self.paused_since_signal = 0.0
         self.special = None
         self.scored = False
         self.closed = False
@@ -619,6 +630,15 @@ class _Writer:
             until=self.clock(r["locked_until"]),
         )
 
+    def on_paused(self, r: Record) -> None:
+        self.say("pause.on", t=self.clock(r["t"]))
+
+    def on_resumed(self, r: Record) -> None:
+        length = float(r["paused_s"])
+        if self.signal is not None:
+            self.paused_since_signal += length
+        self.say("pause.off", t=self.clock(r["t"]), length=clock_text(length, self.lang))
+
     def on_window_opened(self, r: Record) -> None:
         if self.buying:
             return
@@ -651,6 +671,10 @@ class _Writer:
         t = float(r["t"])
         if self.signal is None or t < self.signal:
             when = self.words["reading"]
+        elif self.paused_since_signal:
+            # A-G-D1: the clocks stood still while paused; so does the reaction time.
+            delay = t - self.signal - self.paused_since_signal
+            when = self.words["after_signal_paused"].format(delay=f"{delay:.3f}")
         else:
             when = self.words["after_signal"].format(delay=f"{t - self.signal:.3f}")
         fields = {"name": self.name(seat), "t": self.clock(t), "when": when}

@@ -279,3 +279,35 @@ def test_time_and_margin_formats() -> None:
     assert margin_text(999) == "999 мкс"
     assert margin_text(1100) == "1.1 мс"
     assert margin_text(1_100_000, "en") == "1.100 s"
+
+
+def test_a_pause_is_told_and_left_out_of_the_reaction_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A-G-D1: the summary says when the host paused and resumed, names a press
+    meanwhile as «пауза», and counts the answer's time from the signal without
+    the pause (the clocks stood still)."""
+    path = write(
+        tmp_path,
+        {"rules": "tv-1994", "players": ["Андрей", "Борис", "Вика"], "chooser": 3},
+        {"t": 0.5, "type": "select", "theme": 5, "price": 20},
+        {"t": 1.0, "type": "reading_start"},
+        {"t": 8.0, "type": "reading_end"},
+        {"t": 9.2, "type": "pause"},
+        {"t": 9.3, "type": "press", "seat": 3},
+        {"t": 20.2, "type": "resume"},
+        {"t": 20.5, "type": "press", "seat": 1},
+        {"t": 21.5, "type": "judge", "verdict": "correct"},
+    )
+    lines = summary(capsys, path)
+    assert "  сигнал: 8.0 с" in lines
+    told = lines[lines.index("  сигнал: 8.0 с") + 1 :]
+    assert told[:4] == [
+        "  пауза в 9.2 с",
+        "  другие нажатия: Вика 9.3 с (пауза)",
+        "  игра продолжена в 20.2 с, пауза 11.0 с",
+        "  первое нажатие: Андрей в 20.5 с (через 1.500 с после сигнала, не считая паузы)",
+    ]
+    english = summary(capsys, path, "--lang", "en")
+    assert "  resumed at 20.2 s, after a pause of 11.0 s" in english
+    assert any("1.500 s after the signal, not counting the pause" in line for line in english)
