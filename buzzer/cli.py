@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from importlib import import_module
 
 from buzzer import __version__
+from buzzer.terminal import shown
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -24,7 +25,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     try:
         data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()  # noqa: SIM115
     except OSError as exc:
-        print(f"svoyak replay: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        print(f"svoyak replay: cannot read {shown(path)}: {exc.strerror}", file=sys.stderr)
         return 2
     try:
         base = None if path == "-" else Path(path).resolve().parent
@@ -35,19 +36,20 @@ def _cmd_replay(args: argparse.Namespace) -> int:
                 with JournalStore(path, readonly=True) as store:
                     journal = list(store.lines())
             except JournalStoreError as exc:
-                print(f"svoyak replay: {exc}", file=sys.stderr)
+                print(f"svoyak replay: {shown(exc)}", file=sys.stderr)
                 return 2
         else:
             journal = decode_journal(data)
         if args.summary:
             from buzzer.replay_summary import replay_summary
 
-            text = replay_summary(journal, base, args.lang)
+            text = shown(replay_summary(journal, base, args.lang), lines=True)
         else:
-            text = "\n".join(replay_lines(journal, base)) + "\n"
+            text = shown("\n".join(replay_lines(journal, base)) + "\n", lines=True, json_text=True)
     except JournalError as exc:
-        print(f"svoyak replay: {path}: {exc}", file=sys.stderr)
+        print(f"svoyak replay: {shown(path)}: {shown(exc)}", file=sys.stderr)
         return 2
+    # Names and texts from the journal: control characters as visible escapes.
     sys.stdout.buffer.write(text.encode("utf-8"))
     sys.stdout.flush()
     return 0
@@ -84,7 +86,7 @@ def _cmd_journal_export(args: argparse.Namespace) -> int:
         with JournalStore(source, readonly=True) as store:
             count = store.export(Path(args.output))
     except (JournalStoreError, OSError) as exc:
-        print(f"svoyak journal export: {exc}", file=sys.stderr)
+        print(f"svoyak journal export: {shown(exc)}", file=sys.stderr)
         return 2
     print(f"{count} lines written to {args.output}", file=sys.stderr)
     return 0
@@ -99,7 +101,7 @@ def _cmd_journal_repair(args: argparse.Namespace) -> int:
     try:
         done = repair(path, skip_line=args.skip_line, truncate_at=args.truncate_at)
     except RepairError as exc:
-        print(f"svoyak journal repair: {exc}", file=sys.stderr)
+        print(f"svoyak journal repair: {shown(exc)}", file=sys.stderr)
         return 2
     if done.removed:
         what_ru = f"удалено строк: {done.removed}"

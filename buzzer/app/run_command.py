@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from buzzer.terminal import shown
+
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = subparsers.add_parser(
@@ -127,7 +129,7 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
 
 def _fail(message: str) -> int:
     for line in message.splitlines():
-        print(f"svoyak run: {line}", file=sys.stderr)
+        print(f"svoyak run: {shown(line)}", file=sys.stderr)
     return 2
 
 
@@ -319,12 +321,13 @@ def _serve(
 
     urls = [f"http://{host}:{port}/" for host in hosts]
     print("svoyak run: игра началась / the game is on", flush=True)
+    # The package's name, the players, the paths: control characters as visible escapes.
     for line in _banner(args, controller, header or _header(args, players), texts, gpio, bridge):
-        print(f"  {line}")
+        print(f"  {shown(line)}")
     if resumed:
-        print(f"  журнал продолжен / journal resumed: {args.journal}")
+        print(f"  журнал продолжен / journal resumed: {shown(args.journal)}")
     elif args.journal:
-        print(f"  журнал / journal: {args.journal}")
+        print(f"  журнал / journal: {shown(args.journal)}")
     else:
         print("  без журнала (--journal PATH, чтобы записывать) / not journaled")
     if hosts == ["127.0.0.1"] and not is_loopback(args.host):
@@ -420,7 +423,7 @@ def _unreplayable(path: Path, exc: Any) -> int:
         f"the journal {path} does not replay from line {line}: {why}; the game was not "
         f"resumed. To go on: {en_way}",
     ):
-        print(f"svoyak run: {text}", file=sys.stderr)
+        print(f"svoyak run: {shown(text)}", file=sys.stderr)
     return EXIT_UNREPLAYABLE
 
 

@@ -24,6 +24,8 @@ import datetime
 import sys
 from typing import Any
 
+from buzzer.terminal import shown
+
 _DB_HELP = "the tournament's database (a SQLite file)"
 
 
@@ -35,7 +37,7 @@ def _date(text: str) -> datetime.date:
 
 
 def _fail(action: str, message: object) -> int:
-    print(f"svoyak tournament {action}: {message}", file=sys.stderr)
+    _say(f"svoyak tournament {action}: {message}", file=sys.stderr)
     return 2
 
 
@@ -45,7 +47,7 @@ def _cmd_new(args: argparse.Namespace) -> int:
 
     try:
         with TournamentStore.create(args.db, args.cutoff) as store:
-            print(f"tournament {store.path} created; age groups by {store.cutoff.isoformat()}")
+            _say(f"tournament {store.path} created; age groups by {store.cutoff.isoformat()}")
     except TournamentError as exc:
         return _fail("new", exc)
     return 0
@@ -62,7 +64,7 @@ def _cmd_register(args: argparse.Namespace) -> int:
             group = store.register(player)
     except TournamentError as exc:
         return _fail("register", exc)
-    print(f"{player.name}: {group.value}" + (f", team {player.team}" if player.team else ""))
+    _say(f"{player.name}: {group.value}" + (f", team {player.team}" if player.team else ""))
     return 0
 
 
@@ -79,7 +81,7 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     for game in games:
         where = "superfinal" if game.superfinal else f"{game.age_group.value} stage {game.stage}"
         room = f"  room {game.room}" if game.room else ""
-        print(
+        _say(
             f"game {game.id}  {where}{room}  "
             + "  ".join(f"{seat}:{name}" for seat, name in enumerate(game.players, start=1))
         )
@@ -120,7 +122,7 @@ def _cmd_result(args: argparse.Namespace) -> int:
     except TournamentError as exc:
         return _fail("result", exc)
     for row in rows:
-        print(f"game {row.game_id}  place {row.place}  {row.name}  {row.score}")
+        _say(f"game {row.game_id}  place {row.place}  {row.name}  {row.score}")
     return 0
 
 
@@ -150,7 +152,7 @@ def _cmd_qualifier(args: argparse.Namespace) -> int:
             count = store.record_qualifier(rows)
     except TournamentError as exc:
         return _fail("qualifier", exc)
-    print(f"{count} qualifier results recorded")
+    _say(f"{count} qualifier results recorded")
     return 0
 
 
@@ -169,13 +171,13 @@ def _cmd_draws(args: argparse.Namespace) -> int:
         return _fail("draws", exc)
     for record, check in zip(records, checks, strict=True):
         replay = {True: "replays", False: "DOES NOT REPLAY", None: "-"}[check]
-        print(
+        _say(
             f"draw {record.id}  {record.at}  {record.kind}  {record.age_group or 'all'}  "
             f"stage {record.stage}  seed {record.seed}  {replay}  "
             + json.dumps(record.outcome, ensure_ascii=False)
         )
     for override in overrides:  # the committee's decisions belong to the same record
-        print(f"{_override_line(override)}  at {override.at}")
+        _say(f"{_override_line(override)}  at {override.at}")
     return 0 if False not in checks else 1
 
 
@@ -198,7 +200,7 @@ def _cmd_override(args: argparse.Namespace) -> int:
             record = store.override(args.game_id, dict(args.place), args.reason)
     except TournamentError as exc:
         return _fail("override", exc)
-    print(_override_line(record))
+    _say(_override_line(record))
     return 0
 
 
@@ -231,35 +233,35 @@ def _cmd_standings(args: argparse.Namespace) -> int:
     for row in players:
         if row.age_group is not group:
             group = row.age_group
-            print(f"Individual standings: {group.value}")
-            print(
+            _say(f"Individual standings: {group.value}")
+            _say(
                 f"{'#':>3}  {'name':24} {'team':16} {'stage':>5} {'place':>5} "
                 f"{'games':>5} {'points':>6}"
             )
         place = "-" if row.last_place is None else str(row.last_place)
-        print(
+        _say(
             f"{row.rank:>3}  {row.name:24} {row.team or '':16} {row.stage:>5} {place:>5} "
             f"{row.games:>5} {row.points:>6}"
         )
     for group, champion in champions.items():
         if champion is None:
-            print(
+            _say(
                 f"{group.value} final: no winner, the title is not awarded (C2003-2.6c); "
                 "its superfinal seat is the committee's (TOUR-1.7)"
             )
         else:
-            print(f"{group.value} champion: {champion}")
-    print("Team standings (TOUR-3.3–3.6)")
-    print(f"{'#':>3}  {'team':24} {'points':>8} {'players':>7} {'sum':>6}")
+            _say(f"{group.value} champion: {champion}")
+    _say("Team standings (TOUR-3.3–3.6)")
+    _say(f"{'#':>3}  {'team':24} {'points':>8} {'players':>7} {'sum':>6}")
     for team in teams:
-        print(
+        _say(
             f"{team.rank:>3}  {team.team:24} {_points(team.points):>8} {team.players:>7} "
             f"{team.individual_sum:>6}"
         )
     if overrides:
-        print("Overrides by the committee (TOUR-1.9), counted above")
+        _say("Overrides by the committee (TOUR-1.9), counted above")
         for override in overrides:
-            print(f"  {_override_line(override)}")
+            _say(f"  {_override_line(override)}")
     return 0
 
 
@@ -310,7 +312,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
                 )
     except OSError as exc:
         return _fail("export", f"cannot write {args.output}: {exc.strerror}")
-    print(f"{len(rows)} rows written to {args.output}", file=sys.stderr)
+    _say(f"{len(rows)} rows written to {args.output}", file=sys.stderr)
     return 0
 
 
@@ -412,3 +414,8 @@ def add_commands(subparsers: Any) -> None:
     export.add_argument("db", help=_DB_HELP)
     export.add_argument("output", help="the CSV file to write")
     export.set_defaults(handler=_cmd_export)
+
+
+def _say(text: object, *, file: Any = None) -> None:
+    """Print one line of names from the tournament or the command line, escapes shown."""
+    print(shown(text), file=file if file is not None else sys.stdout)

@@ -21,11 +21,13 @@ import argparse
 import sys
 from typing import Any
 
+from buzzer.terminal import shown
+
 _DB_HELP = "the tournament's database (a SQLite file)"
 
 
 def _fail(action: str, message: object) -> int:
-    print(f"svoyak tournament-server {action}: {message}", file=sys.stderr)
+    _say(f"svoyak tournament-server {action}: {message}", file=sys.stderr)
     return 2
 
 
@@ -39,7 +41,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         app = create_tournament_app(args.db, lang=args.lang, packages=args.package)
     except TournamentError as exc:
         return _fail("serve", exc)
-    print(
+    _say(
         f"standings on http://{args.host}:{args.port}/ "
         f"(print: /print); rooms post to /api/rooms/ROOM/results",
         file=sys.stderr,
@@ -64,7 +66,7 @@ def _cmd_token(args: argparse.Namespace) -> int:
         token = issue_token(args.db, args.room)
     except TournamentError as exc:
         return _fail("token", exc)
-    print(token)
+    _say(token)
     return 0
 
 
@@ -77,7 +79,7 @@ def _cmd_assign(args: argparse.Namespace) -> int:
             store.assign_room(args.game_id, args.room)
     except TournamentError as exc:
         return _fail("assign", exc)
-    print(f"game {args.game_id}: room {args.room}")
+    _say(f"game {args.game_id}: room {args.room}")
     return 0
 
 
@@ -121,3 +123,8 @@ def add_commands(subparsers: Any) -> None:
     assign.add_argument("game_id", type=int, help="the game's number, as `draw` printed it")
     assign.add_argument("room", help="the room's name, as for `token`")
     assign.set_defaults(handler=_cmd_assign)
+
+
+def _say(text: object, *, file: Any = None) -> None:
+    """Print one line of names from the tournament or the command line, escapes shown."""
+    print(shown(text), file=file if file is not None else sys.stdout)

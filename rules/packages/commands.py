@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import sys
 from typing import Any
 
@@ -66,6 +65,7 @@ def _day(text: str) -> datetime.date:
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
+    from buzzer.terminal import shown, shown_json
     from rules.packages.inspect import era_check, load_package, package_dict, package_table
     from rules.packages.model import PackageError
     from rules.special_counts import era_counts
@@ -82,7 +82,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         if args.date is not None:
             era, problems = era_check(package, args.date)
             data["era_check"] = {"date": str(args.date), "era": era, "problems": problems}
-        text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        text = shown_json(data) + "\n"
     else:
         text = package_table(package, args.lang)
         if args.date is not None:
@@ -92,12 +92,17 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
                 "  fits" if checked else "  not checked"
             ]
             text += "\n".join([f"\nThe TV game of {args.date}: {era}", *verdict]) + "\n"
+        # The package's names and answers: control characters as visible escapes.
+        text = shown(text, lines=True)
     sys.stdout.buffer.write(text.encode("utf-8"))
     sys.stdout.flush()
     return 1 if problems else 0
 
 
 def _fail(message: str) -> int:
-    # One line whatever the package put into the message (a name with newlines).
-    print(f"svoyak package inspect: {' '.join(message.split())}", file=sys.stderr)
+    from buzzer.terminal import shown
+
+    # One line whatever the package put into the message (a name with newlines),
+    # its control characters as visible escapes.
+    print(f"svoyak package inspect: {shown(' '.join(message.split()))}", file=sys.stderr)
     return 2
