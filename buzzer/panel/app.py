@@ -202,6 +202,7 @@ def create_app(
     controller = runtime.controller
     hub = PanelHub(runtime.commands, policy=socket_policy)
     guard = PinGuard(pin, max_failures=max_pin_failures, window_s=pin_window_s)
+    guard.on_end = hub.end_sessions  # a session ended: its host sockets close (1008)
     panel = Panel(controller, runtime, hub, CommandGate(runtime), guard, simulate)
 
     @asynccontextmanager
@@ -341,8 +342,13 @@ def create_app(
         dependencies=HOST,
         responses=REFUSALS,
     )
-    async def logout(request: Request) -> JSONResponse:
-        guard.logout(request.cookies.get(COOKIE))
+    async def logout(request: Request, everywhere: bool = False) -> JSONResponse:
+        """End this browser's session (``?everywhere=true``: every host session), and
+        close its host sockets at once (1008)."""
+        if everywhere:
+            guard.logout_all()
+        else:
+            guard.logout(request.cookies.get(COOKIE))
         response = JSONResponse({"host": False})
         response.delete_cookie(COOKIE, path="/", httponly=True, samesite="strict")
         return response
@@ -475,6 +481,12 @@ def create_app(
                 return None
             return str(message.get("text") or "")
 
-        await hub.serve(websocket, host, incoming, address)
+        token = session_token(headers) if host else None
+        if host and not guard.valid(token):
+            # logged out during the handshake (serve registers the socket with no await
+            # in between: a later logout closes it)
+            await websocket.close(code=POLICY_VIOLATION)
+            return
+        await hub.serve(websocket, host, incoming, address, token)
 
     return app

@@ -7,6 +7,10 @@ and another site cannot make the browser send it). Wrong PINs are counted
 per client address: after ``max_failures`` within ``window_s`` seconds that
 client is refused (429) until the oldest failure ages out, whatever PIN it
 sends, so the 10⁶ six-digit PINs cannot be tried in a game's time.
+
+At most ``max_sessions`` sessions are open at once: a login past that ends the
+oldest. A session ended (a logout, ``logout_all``, the oldest evicted) is told
+to ``on_end`` (the hub closes that session's host sockets at once, 1008).
 """
 
 from __future__ import annotations
@@ -16,9 +20,12 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 COOKIE = "svoyak_session"
+#: Host sessions open at once (the host's tablet, a phone, a laptop, a spare): a
+#: login past this ends the oldest session.
+MAX_SESSIONS = 4
 
 
 def new_pin(digits: int = 6) -> str:
@@ -45,12 +52,16 @@ class PinGuard:
         max_failures: int = 5,
         window_s: float = 60.0,
         session_s: float = 12 * 3600.0,
+        max_sessions: int = MAX_SESSIONS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.pin = check_pin(pin)
         self.max_failures = max_failures
         self.window_s = window_s
         self.session_s = session_s
+        self.max_sessions = max(1, max_sessions)
+        #: told the tokens of sessions that ended (called outside the lock)
+        self.on_end: Callable[[Collection[str]], None] | None = None
         self._clock = clock
         self._lock = threading.Lock()
         self._sessions: dict[str, float] = {}
@@ -75,9 +86,15 @@ class PinGuard:
             self._failures.pop(client, None)
             token = secrets.token_urlsafe(32)
             now = self._clock()
-            self._sessions = {t: e for t, e in self._sessions.items() if e > now}
+            ended = [t for t, e in self._sessions.items() if e <= now]
+            # dicts keep insertion order: the first is the oldest login
+            live = [t for t in self._sessions if t not in ended]
+            ended += live[: max(0, len(live) + 1 - self.max_sessions)]
+            for gone in ended:
+                del self._sessions[gone]
             self._sessions[token] = now + self.session_s
-            return token
+        self._ended(ended)
+        return token
 
     def valid(self, token: str | None) -> bool:
         if not token:
@@ -95,6 +112,23 @@ class PinGuard:
         if token:
             with self._lock:
                 self._sessions.pop(token, None)
+            self._ended([token])
+
+    def logout_all(self) -> None:
+        """End every session ("log out everywhere")."""
+        with self._lock:
+            ended = list(self._sessions)
+            self._sessions.clear()
+        self._ended(ended)
+
+    @property
+    def sessions(self) -> int:
+        with self._lock:
+            return len(self._sessions)
+
+    def _ended(self, tokens: Collection[str]) -> None:
+        if tokens and self.on_end is not None:
+            self.on_end(tokens)
 
     def _recent(self, client: str) -> deque[float]:
         failures = self._failures.setdefault(client, deque())

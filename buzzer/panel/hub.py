@@ -30,7 +30,7 @@ import re
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, NotRequired, Protocol, TypedDict
 
@@ -63,8 +63,11 @@ class SocketPolicy:
     max_dropped: int = 20
     #: A longer message (characters) closes the socket with 1009 (message too big).
     max_message: int = 1024
-    #: Viewer sockets open at once; more are refused (the host's are never refused).
+    #: Viewer sockets open at once (the host's are never counted nor refused): a new
+    #: viewer past this closes the oldest idle viewer of the busiest address (1013).
     max_viewers: int = 64
+    #: Viewer sockets one address may hold; more from it are refused (403).
+    max_viewers_per_address: int = 8
     #: Seconds a viewer's address closed for flooding may not open a viewer socket.
     penalty_s: float = 10.0
 
@@ -72,21 +75,48 @@ class SocketPolicy:
 #: WebSocket close codes (RFC 6455).
 POLICY_VIOLATION = 1008
 MESSAGE_TOO_BIG = 1009
+TRY_AGAIN_LATER = 1013
 
 
 class Connection:
     """One open WebSocket: its outgoing queue, whether it is a logged-in host, and
     the token bucket of what it may send."""
 
-    __slots__ = ("dropped", "host", "queue", "socket", "stamp", "tokens")
+    __slots__ = (
+        "address",
+        "close_code",
+        "dropped",
+        "host",
+        "queue",
+        "seen",
+        "session",
+        "socket",
+        "stamp",
+        "tokens",
+    )
 
-    def __init__(self, socket: Socket, host: bool, size: int, burst: float) -> None:
+    def __init__(
+        self,
+        socket: Socket,
+        host: bool,
+        size: int,
+        burst: float,
+        address: str | None = None,
+        session: str | None = None,
+    ) -> None:
         self.socket = socket
         self.host = host
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(size)
         self.tokens = burst
         self.stamp = time.monotonic()
         self.dropped = 0
+        self.address = address
+        #: the host's session token the socket was opened with (None: a viewer's)
+        self.session = session
+        #: when the client last sent a message (or connected): the idlest goes first
+        self.seen = self.stamp
+        #: set when the server closes the socket itself (evicted, logged out)
+        self.close_code: int | None = None
 
     def take(self, policy: SocketPolicy) -> bool:
         """One message's token, if the bucket has one (else the message is dropped)."""
@@ -467,8 +497,10 @@ class PanelHub:
                 conn.queue.put_nowait(self.state_message(conn.host))
 
     def admit(self, host: bool, address: str | None) -> bool:
-        """Whether a new socket may be served: every host's; a viewer's unless there are
-        ``max_viewers`` already or its address was closed for flooding a moment ago."""
+        """Whether a new socket may be served: every host's; a viewer's unless its
+        address holds ``max_viewers_per_address`` already or was closed for flooding a
+        moment ago. With ``max_viewers`` open, the oldest idle viewer of the busiest
+        address is closed (1013) to make room: one address never locks the others out."""
         if host:
             return True
         if address is not None and self._penalties:
@@ -478,8 +510,44 @@ class PanelHub:
                     del self._penalties[where]
             if address in self._penalties:
                 return False
-        viewers = sum(1 for conn in self._connections if not conn.host)
-        return viewers < self.policy.max_viewers
+        viewers = [c for c in self._connections if not c.host and c.close_code is None]
+        per_address: dict[str | None, list[Connection]] = {}
+        for conn in viewers:
+            per_address.setdefault(conn.address, []).append(conn)
+        if len(per_address.get(address, ())) >= self.policy.max_viewers_per_address:
+            return False
+        if len(viewers) >= self.policy.max_viewers:
+            busiest = max(per_address.values(), key=len)
+            self._close(min(busiest, key=lambda c: c.seen), TRY_AGAIN_LATER)
+        return True
+
+    def end_sessions(self, sessions: Collection[str]) -> None:
+        """Close at once (1008) the host sockets opened with these session tokens (a
+        logout, an evicted session): not one more host-only message reaches them.
+        Thread-safe."""
+        if not sessions:
+            return
+        doomed = frozenset(sessions)
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        if threading.get_ident() == self._loop_thread:
+            self._end_sessions(doomed)
+        else:
+            loop.call_soon_threadsafe(self._end_sessions, doomed)
+
+    def _end_sessions(self, doomed: frozenset[str]) -> None:
+        for conn in list(self._connections):
+            if conn.host and conn.session in doomed:
+                self._close(conn, POLICY_VIOLATION)
+
+    def _close(self, conn: Connection, code: int) -> None:
+        """Close a socket from the server's side: nothing queued is sent any more."""
+        conn.close_code = code
+        self._connections.discard(conn)
+        while not conn.queue.empty():
+            conn.queue.get_nowait()
+        conn.queue.put_nowait(None)
 
     async def serve(
         self,
@@ -487,6 +555,7 @@ class PanelHub:
         host: bool,
         incoming: Callable[[], Any],
         address: str | None = None,
+        session: str | None = None,
     ) -> None:
         """Serve one WebSocket until it closes: the state first, then every update.
 
@@ -494,10 +563,12 @@ class PanelHub:
         asks for the whole state again, ``{"type": "ping"}`` is answered with a
         pong; anything else is ignored: a panel acts only through the HTTP API).
         What the socket sends is rate-limited (:class:`SocketPolicy`); ``address``
-        is the client's, remembered when a viewer is closed for flooding.
+        is the client's, remembered when a viewer is closed for flooding and counted
+        against the viewers' caps; ``session`` is the host's session token (its logout
+        closes the socket, :meth:`end_sessions`).
         """
         policy = self.policy
-        conn = Connection(socket, host, self._queue_size, policy.burst)
+        conn = Connection(socket, host, self._queue_size, policy.burst, address, session)
         conn.queue.put_nowait(self.state_message(host))
         self._connections.add(conn)
         writer = asyncio.ensure_future(self._write(conn))
@@ -506,8 +577,9 @@ class PanelHub:
         try:
             while True:
                 text = await incoming()
-                if text is None:
+                if text is None or conn.close_code is not None:
                     break
+                conn.seen = time.monotonic()
                 if len(text) > policy.max_message:
                     closing = (MESSAGE_TOO_BIG, "message too big")
                     break
@@ -545,7 +617,7 @@ class PanelHub:
             while True:
                 message = await conn.queue.get()
                 if message is None:
-                    await conn.socket.close()
+                    await conn.socket.close(code=conn.close_code or 1000)
                     return
                 await conn.socket.send_text(message)
         except Exception:  # the client went away: the reader side notices and cleans up

@@ -302,7 +302,8 @@ def test_a_resync_is_the_cached_state_with_the_clock_of_now(tmp_path: Path) -> N
 
 
 def test_viewer_sockets_are_capped(tmp_path: Path) -> None:
-    with panel_rig(tmp_path, socket_policy=SocketPolicy(max_viewers=3)) as rig:
+    # per address; the overall cap makes room instead (test_panel_sessions.py)
+    with panel_rig(tmp_path, socket_policy=SocketPolicy(max_viewers_per_address=3)) as rig:
         with contextlib.ExitStack() as sockets:
             for _ in range(3):
                 sockets.enter_context(connect(rig.ws_url))
