@@ -36,6 +36,31 @@ def _date(text: str) -> datetime.date:
         raise argparse.ArgumentTypeError(f"expected a date as YYYY-MM-DD: {text!r}") from None
 
 
+def game_number(text: str) -> int:
+    """A game's number on the command line: 1 … SQLite's largest INTEGER."""
+    from buzzer.tournament.records import MAX_INTEGER
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a game's number: {text!r}") from None
+    if not 1 <= value <= MAX_INTEGER:
+        raise argparse.ArgumentTypeError(f"no game has the number {text}")
+    return value
+
+
+def _seed(text: str) -> int:
+    from buzzer.tournament.records import MAX_INTEGER
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number: {text!r}") from None
+    if not -MAX_INTEGER - 1 <= value <= MAX_INTEGER:
+        raise argparse.ArgumentTypeError(f"a seed is at most {MAX_INTEGER} in size")
+    return value
+
+
 def _fail(action: str, message: object) -> int:
     _say(f"svoyak tournament {action}: {message}", file=sys.stderr)
     return 2
@@ -186,7 +211,10 @@ def _seat_place(text: str) -> tuple[int, int]:
     try:
         if not sep:
             raise ValueError
-        return int(seat), int(place)
+        pair = int(seat), int(place)
+        if not all(0 <= n <= 1000 for n in pair):
+            raise ValueError
+        return pair
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected SEAT=PLACE, e.g. 2=1: {text!r}") from None
 
@@ -344,7 +372,7 @@ def add_commands(subparsers: Any) -> None:
     draw = actions.add_parser("draw", help="plan and draw the next stage; prints the games")
     draw.add_argument("db", help=_DB_HELP)
     draw.add_argument(
-        "--seed", type=int, default=None, help="the lot's seed (stored with the stage)"
+        "--seed", type=_seed, default=None, help="the lot's seed (stored with the stage)"
     )
     draw.add_argument(
         "--through",
@@ -375,7 +403,7 @@ def add_commands(subparsers: Any) -> None:
 
     result = actions.add_parser("result", help="record a finished game from its journal")
     result.add_argument("db", help=_DB_HELP)
-    result.add_argument("game_id", type=int, help="the game's number, as `draw` printed it")
+    result.add_argument("game_id", type=game_number, help="the game's number, as `draw` printed it")
     result.add_argument("journal", help="the game's journal: JSON Lines or its SQLite file")
     result.set_defaults(handler=_cmd_result)
 
@@ -394,7 +422,7 @@ def add_commands(subparsers: Any) -> None:
         "override", help="the committee's manual override of a game's places (TOUR-1.9)"
     )
     override.add_argument("db", help=_DB_HELP)
-    override.add_argument("game_id", type=int, help="the game's number")
+    override.add_argument("game_id", type=game_number, help="the game's number")
     override.add_argument(
         "--place",
         type=_seat_place,

@@ -18,6 +18,10 @@ from typing import Any
 from rules.tournament.advancement import GameResult
 from rules.tournament.registration import AgeGroup
 
+#: SQLite's largest INTEGER: a game's number (or a seat, a place, a seed) past
+#: it is refused at the entrance (HTTP 422, exit status 2), never an OverflowError.
+MAX_INTEGER = 2**63 - 1
+
 
 @dataclass(frozen=True, slots=True)
 class DrawnGame:

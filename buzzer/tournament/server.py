@@ -53,12 +53,14 @@ from pydantic import BaseModel, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from buzzer.attempts import FailureLimit
 from buzzer.tournament.errors import (
     AlreadyRecorded,
     TournamentError,
     UnknownGame,
     WrongRoom,
 )
+from buzzer.tournament.records import MAX_INTEGER
 from buzzer.tournament.results import TournamentPackages
 from buzzer.tournament.store import ROOM_PATTERN as ROOM_PATTERN
 from buzzer.tournament.store import (
@@ -71,6 +73,14 @@ MAX_JOURNAL_LINES = 200_000
 #: The largest request body (a whole game's journal is well under 1 MB).
 MAX_BODY_BYTES = 8 * 1024 * 1024
 POLL_SECONDS = 2.0
+#: Wrong room tokens (docs/tournament.md): 5 a minute from one address, 60 a
+#: minute from all of them together, 4,096 addresses remembered.
+TOKEN_LIMIT: dict[str, Any] = {
+    "per_client": 5,
+    "overall": 60,
+    "window_s": 60.0,
+    "max_clients": 4096,
+}
 
 _TOKEN_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS room_tokens ("
@@ -126,7 +136,7 @@ LABELS: dict[str, dict[str, str]] = {
 class ResultBody(BaseModel):
     """What a room sends when its game is over."""
 
-    game_id: int = Field(ge=1)
+    game_id: int = Field(ge=1, le=MAX_INTEGER)  # past SQLite's INTEGER: 422
     journal: list[str] = Field(min_length=1, max_length=MAX_JOURNAL_LINES)
 
 
@@ -385,6 +395,7 @@ def create_tournament_app(
     title: str | None = None,
     packages: Iterable[str | Path] = (),
     max_body_bytes: int = MAX_BODY_BYTES,
+    token_limit: FailureLimit | None = None,
 ) -> FastAPI:
     """The tournament server for one tournament's SQLite file.
 
@@ -399,6 +410,8 @@ def create_tournament_app(
     ensure_token_tables(path)
     known_packages = TournamentPackages.from_paths(packages)
     write_lock = threading.Lock()
+    # Wrong room tokens, per address and overall (buzzer/attempts.py's one policy).
+    tries = token_limit or FailureLimit(**TOKEN_LIMIT)
     app = FastAPI(title="svoyak tournament server")
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
 
@@ -413,8 +426,15 @@ def create_tournament_app(
             f"<body{attrs}><h1>{_e(heading)}</h1>{body}</body></html>"
         )
 
-    def room_auth(room: str, authorization: str | None) -> None:
-        """401/403 before the body is looked at."""
+    def room_auth(room: str, authorization: str | None, client: str) -> None:
+        """429/401/403 before the body is looked at."""
+        wait = tries.retry_after(client)
+        if wait:
+            raise HTTPException(
+                429,
+                f"too many wrong room tokens: try again in {wait} s",
+                headers={"Retry-After": str(wait)},
+            )
         scheme, _, token = (authorization or "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise HTTPException(
@@ -423,7 +443,9 @@ def create_tournament_app(
                 headers={"WWW-Authenticate": "Bearer"},
             )
         if not valid_room(room) or not _token_matches(path, room, token.strip()):
+            tries.failed(client)
             raise HTTPException(403, f"this token is not room {room!r}'s")
+        tries.succeeded(client)
 
     def record(room: str, body: ResultBody) -> list[Any]:
         with write_lock, TournamentStore(path) as store:
@@ -451,7 +473,8 @@ def create_tournament_app(
     async def post_result(room: str, request: Request) -> dict[str, Any]:
         # The body is read only after the token is checked (and never past
         # the BodyLimit): an anonymous client cannot make the server hold it.
-        await run_in_threadpool(room_auth, room, request.headers.get("authorization"))
+        client = request.client.host if request.client else "-"
+        await run_in_threadpool(room_auth, room, request.headers.get("authorization"), client)
         raw = await request.body()
         try:
             body = ResultBody.model_validate_json(raw)

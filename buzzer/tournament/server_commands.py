@@ -22,6 +22,7 @@ import sys
 from typing import Any
 
 from buzzer.terminal import shown
+from buzzer.tournament.commands import game_number
 
 _DB_HELP = "the tournament's database (a SQLite file)"
 
@@ -120,7 +121,7 @@ def add_commands(subparsers: Any) -> None:
         "assign", help="draw a game to a room: only that room's token may report it"
     )
     assign.add_argument("db", help=_DB_HELP)
-    assign.add_argument("game_id", type=int, help="the game's number, as `draw` printed it")
+    assign.add_argument("game_id", type=game_number, help="the game's number, as `draw` printed it")
     assign.add_argument("room", help="the room's name, as for `token`")
     assign.set_defaults(handler=_cmd_assign)
 

@@ -37,6 +37,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 from buzzer.tournament.errors import (
     AlreadyRecorded,
@@ -84,6 +85,11 @@ from rules.tournament.registration import (
 from rules.tournament.team_points import TeamStanding
 
 SCHEMA_VERSION = 1
+#: ``PRAGMA application_id`` of a tournament's file ("SVTN"). Files made before
+#: it existed have 0 and the ``meta`` table with its cutoff; the first write
+#: stamps them.
+APPLICATION_ID = 0x5356544E
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _SCHEMA = """
 CREATE TABLE meta (
@@ -208,6 +214,10 @@ class TournamentStore:
                 f"no such tournament database: {self.path} "
                 f"(create it with `svoyak tournament new {self.path}`)"
             )
+        if not create:
+            # Read-only, before anything that writes (WAL, a migration): another
+            # program's file, or an empty one, is refused exactly as it is.
+            self._check_file()
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -218,6 +228,7 @@ class TournamentStore:
                     for statement in _SCHEMA.split(";"):
                         if statement.strip():
                             self._db.execute(statement)
+                    self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                     self._db.executemany(
                         "INSERT INTO meta (key, value) VALUES (?, ?)",
                         [
@@ -239,10 +250,61 @@ class TournamentStore:
             raise TournamentError(f"{self.path} is not a svoyak tournament database (no cutoff)")
         self.cutoff = datetime.date.fromisoformat(str(row[0]))
 
+    def _check_file(self) -> None:
+        """Refuse, reading only, a file that is not a tournament's database."""
+        with open(self.path, "rb") as file:
+            head = file.read(100)
+        if not head:
+            raise TournamentError(f"{self.path} is an empty file, not a svoyak tournament database")
+        if not head.startswith(_SQLITE_MAGIC):
+            raise TournamentError(f"{self.path} is not a svoyak tournament database (not SQLite)")
+        # The header's bytes 68–71 are the application_id: read without SQLite,
+        # so not even a reader's -shm is made beside another program's file.
+        app_id = int.from_bytes(head[68:72], "big")
+        if app_id == APPLICATION_ID:
+            return
+        if app_id != 0:
+            raise TournamentError(
+                f"{self.path} is not a svoyak tournament database: another program's SQLite "
+                f"database, application_id {app_id}"
+            )
+        target = quote(str(self.path.absolute()))
+        # A tournament in use may hold its first page (the stamp) in its -wal
+        # still: read through it then; else read the file as it is.
+        wal = self.path.with_name(self.path.name + "-wal")
+        flags = "mode=ro" if wal.exists() and wal.stat().st_size else "mode=ro&immutable=1"
+        try:
+            probe = sqlite3.connect(f"file:{target}?{flags}", uri=True)
+        except sqlite3.DatabaseError as exc:
+            raise TournamentError(
+                f"{self.path} is not a svoyak tournament database: {exc}"
+            ) from None
+        try:
+            tables = {r[0] for r in probe.execute("SELECT name FROM sqlite_master")}
+            legacy = (
+                "meta" in tables
+                and probe.execute("SELECT 1 FROM meta WHERE key = 'cutoff'").fetchone()
+            )
+        except sqlite3.DatabaseError as exc:
+            raise TournamentError(
+                f"{self.path} is not a svoyak tournament database: {exc}"
+            ) from None
+        finally:
+            probe.close()
+        if not legacy:
+            names = ", ".join(sorted(tables)[:5]) or "none"
+            raise TournamentError(
+                f"{self.path} is not a svoyak tournament database (an SQLite database with "
+                f"tables: {names})"
+            )
+
     def _migrate(self) -> None:
-        """Add the journal, qualifier and override tables and ``stages.kind`` if missing."""
+        """Add the journal, qualifier and override tables and ``stages.kind`` if missing,
+        and stamp a file made before the application_id existed."""
         columns = {r[1] for r in self._db.execute("PRAGMA table_info(stages)")}
         tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master")}
+        if int(self._db.execute("PRAGMA application_id").fetchone()[0]) != APPLICATION_ID:
+            self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         if "kind" in columns and tables >= _EXTRA_TABLES:
             return
         with self.transaction() as db:
