@@ -40,6 +40,7 @@ from buzzer import __version__
 from buzzer.panel import messages
 from buzzer.panel.auth import COOKIE, PinGuard
 from buzzer.panel.gate import CommandGate, SeatError
+from buzzer.panel.headers import HostRule, SecurityHeaders
 from buzzer.panel.hub import POLICY_VIOLATION, PanelHub, SocketPolicy, StateReply
 from buzzer.panel.limits import DEFAULT_LIMIT, ROUTE_LIMITS, BodyLimit
 from buzzer.panel.models import (
@@ -79,6 +80,8 @@ class Panel:
     gate: CommandGate
     guard: PinGuard
     simulate: bool
+    #: The scheme a host's page is served by ("https" only behind HTTPS, secure_cookie).
+    scheme: str = "http"
 
     # -- the alert API for the hardware layer --------------------------------
 
@@ -94,7 +97,7 @@ class Panel:
 
     def is_host(self, headers: list[tuple[bytes, bytes]]) -> bool:
         """Whether a request's headers carry the host's session (from the host's page)."""
-        return same_origin(headers) and self.guard.valid(session_token(headers))
+        return same_origin(headers, self.scheme) and self.guard.valid(session_token(headers))
 
     def admits_socket(self, address: str | None, headers: list[tuple[bytes, bytes]]) -> bool:
         """Whether a WebSocket from ``address`` may be served: the host's always; a
@@ -104,13 +107,19 @@ class Panel:
         return self.hub.admit(self.is_host(headers), address)
 
 
-def same_origin(headers: list[tuple[bytes, bytes]]) -> bool:
-    """False when a browser says the request comes from another site's page."""
+def same_origin(headers: list[tuple[bytes, bytes]], scheme: str = "http") -> bool:
+    """False when a browser says the request comes from another site's page: the
+    Origin must be this very ``scheme://host:port`` (https://… is another origin
+    than the http:// server's)."""
     found = {k: v for k, v in headers if k in (b"origin", b"host")}
     origin = found.get(b"origin")
     if origin is None or origin == b"null":
         return origin is None
-    return urlsplit(origin.decode("latin-1")).netloc == found.get(b"host", b"").decode("latin-1")
+    parts = urlsplit(origin.decode("latin-1"))
+    return (
+        parts.scheme.lower() == scheme
+        and parts.netloc.lower() == found.get(b"host", b"").decode("latin-1").lower()
+    )
 
 
 def session_token(headers: list[tuple[bytes, bytes]]) -> str | None:
@@ -125,9 +134,10 @@ def session_token(headers: list[tuple[bytes, bytes]]) -> str | None:
 class HostGuard:
     """ASGI middleware: a host route without a valid session gets 401 before anything else."""
 
-    def __init__(self, app: ASGIApp, guard: PinGuard) -> None:
+    def __init__(self, app: ASGIApp, guard: PinGuard, scheme: str = "http") -> None:
         self.app = app
         self.guard = guard
+        self.scheme = scheme
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -136,7 +146,7 @@ class HostGuard:
             if acts or path in HOST_READS:
                 headers = scope["headers"]
                 refusal: tuple[int, messages.Message] | None = None
-                if acts and not same_origin(headers):
+                if acts and not same_origin(headers, self.scheme):
                     refusal = (403, messages.FOREIGN_ORIGIN)
                 elif path != "/api/login" and not self.guard.valid(session_token(headers)):
                     refusal = (401, messages.PIN_REQUIRED)
@@ -186,6 +196,7 @@ def create_app(
     secure_cookie: bool = False,
     static_dir: Path = STATIC,
     socket_policy: SocketPolicy | None = None,
+    allowed_hosts: tuple[str, ...] = (),
 ) -> FastAPI:
     """The panel of one game: ``game`` is the live :class:`Runtime`, or a controller.
 
@@ -196,6 +207,8 @@ def create_app(
     ``simulate``: add the demo's simulated buttons (``/api/simulate/*``).
     ``secure_cookie``: mark the session cookie Secure (only behind HTTPS).
     ``socket_policy``: what a WebSocket may send (the hub's defaults).
+    ``allowed_hosts``: more names the ``Host`` header may give (a proxy's), besides
+    this machine's addresses, loopback and ``svoyak.local`` (``headers.HostRule``).
     """
     owned = isinstance(game, Controller)
     runtime = Runtime(game) if isinstance(game, Controller) else game
@@ -203,7 +216,8 @@ def create_app(
     hub = PanelHub(runtime.commands, policy=socket_policy)
     guard = PinGuard(pin, max_failures=max_pin_failures, window_s=pin_window_s)
     guard.on_end = hub.end_sessions  # a session ended: its host sockets close (1008)
-    panel = Panel(controller, runtime, hub, CommandGate(runtime), guard, simulate)
+    scheme = "https" if secure_cookie else "http"
+    panel = Panel(controller, runtime, hub, CommandGate(runtime), guard, simulate, scheme)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -229,9 +243,11 @@ def create_app(
         redoc_url=None,
     )
     app.state.panel = panel
-    app.add_middleware(HostGuard, guard=guard)
-    # Added last: the outermost, before the host guard and any body is read.
+    app.add_middleware(HostGuard, guard=guard, scheme=scheme)
     app.add_middleware(BodyLimit, limits=ROUTE_LIMITS, default=DEFAULT_LIMIT)
+    # Added last: the outermost: a wrong Host is refused first; every response gets
+    # the CSP, X-Frame-Options and nosniff (headers.py).
+    app.add_middleware(SecurityHeaders, hosts=HostRule(allowed_hosts))
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

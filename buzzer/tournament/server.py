@@ -23,6 +23,10 @@ tournament's own packages (``packages``, see
 * ``GET /`` — the standings page (Russian by default); it polls
   ``/api/standings`` and redraws itself when the version changes.
 * ``GET /print`` — the same tables as a printable page, no script.
+* ``GET /standings.js``, ``/standings.css``, ``/print.css`` — the pages' script
+  and styles: every response carries a Content-Security-Policy with no inline
+  script or style, ``X-Frame-Options: DENY`` and ``nosniff``
+  (:class:`buzzer.panel.headers.SecurityHeaders`).
 
 Room tokens are random; only their SHA-256 is kept, in the ``room_tokens``
 table this module adds to the tournament's file (``CREATE TABLE IF NOT
@@ -48,12 +52,13 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from buzzer.attempts import FailureLimit
+from buzzer.panel.headers import SecurityHeaders
 from buzzer.tournament.errors import (
     AlreadyRecorded,
     TournamentError,
@@ -369,6 +374,7 @@ h2 { page-break-after: avoid; }
 _SCRIPT = """
 (function () {
   let version = document.body.dataset.version;
+  const POLL_MS = Number(document.body.dataset.pollMs) || 2000;
   async function poll() {
     try {
       const r = await fetch("tables", {cache: "no-store"});
@@ -414,15 +420,20 @@ def create_tournament_app(
     tries = token_limit or FailureLimit(**TOKEN_LIMIT)
     app = FastAPI(title="svoyak tournament server")
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    # Outermost: the CSP, X-Frame-Options and nosniff on every response.
+    app.add_middleware(SecurityHeaders)
 
     def _tables() -> tuple[str, str]:
         data = standings_data(path)
         return render_tables(data, labels), str(data["version"])
 
     def _page(body: str, style: str, extra_head: str = "", attrs: str = "") -> str:
+        # The style and the script are files (no inline code: the CSP allows none).
         return (
             f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
-            f"<title>{_e(heading)}</title><style>{style}</style>{extra_head}</head>"
+            f'<title>{_e(heading)}</title><link rel="icon" href="data:,">'
+            f'<link rel="stylesheet" href="{style}">'
+            f"{extra_head}</head>"
             f"<body{attrs}><h1>{_e(heading)}</h1>{body}</body></html>"
         )
 
@@ -505,14 +516,18 @@ def create_tournament_app(
     @app.get("/", include_in_schema=False)
     def index() -> HTMLResponse:
         tables, version = _tables()
-        script = _SCRIPT.replace("POLL_MS", str(int(POLL_SECONDS * 1000)))
         body = (
             f'<p><a href="print">{_e(labels["print"])}</a> · {_e(labels["updated"])}: '
             f'<span id="updated">—</span></p><div id="tables">{tables}</div>'
-            f"<script>{script}</script>"
+            '<script src="standings.js"></script>'
         )
+        poll_ms = int(POLL_SECONDS * 1000)
         return HTMLResponse(
-            _page(body, _STYLE, attrs=f' data-version="{_e(version)}"'),
+            _page(
+                body,
+                "standings.css",
+                attrs=f' data-version="{_e(version)}" data-poll-ms="{poll_ms}"',
+            ),
             headers={"Cache-Control": "no-store"},
         )
 
@@ -521,6 +536,21 @@ def create_tournament_app(
         tables, _ = _tables()
         stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
         body = f"<p>{_e(labels['updated'])}: {_e(stamp)}</p>{tables}"
-        return HTMLResponse(_page(body, _PRINT_STYLE))
+        return HTMLResponse(_page(body, "print.css"))
+
+    def _asset(text: str, media_type: str) -> Response:
+        return Response(text, media_type=media_type, headers={"Cache-Control": "no-cache"})
+
+    @app.get("/standings.js", include_in_schema=False)
+    def standings_script() -> Response:
+        return _asset(_SCRIPT, "text/javascript; charset=utf-8")
+
+    @app.get("/standings.css", include_in_schema=False)
+    def standings_style() -> Response:
+        return _asset(_STYLE, "text/css; charset=utf-8")
+
+    @app.get("/print.css", include_in_schema=False)
+    def print_style() -> Response:
+        return _asset(_PRINT_STYLE, "text/css; charset=utf-8")
 
     return app

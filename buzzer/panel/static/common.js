@@ -40,6 +40,8 @@ const Svoyak = (() => {
       if (v === null || v === undefined || v === false) continue;
       if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
       else if (k === "class") node.className = v;
+      // Through the CSSOM: a style="" attribute is inline style, which the CSP refuses.
+      else if (k === "style") node.style.cssText = v;
       else if (k === "dataset") Object.assign(node.dataset, v);
       else if (v === true) node.setAttribute(k, "");
       else node.setAttribute(k, String(v));

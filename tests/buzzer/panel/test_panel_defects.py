@@ -111,7 +111,9 @@ def test_the_log_names_each_question_by_its_own_round_and_each_verdict_by_whose(
 
         # In English too.
         page.click("#lang-btn")
-        page.wait_for_function("document.querySelector('#undo-btn').textContent.includes('Undo')")
+        page.wait_for_function(
+            "() => document.querySelector('#undo-btn').textContent.includes('Undo')"
+        )
         entries = log_entries(page)
         assert any("Correct: Борис" in e for e in entries), entries
         assert any("Chose: ЖЁЛТАЯ ТЕМА — 100" in e for e in entries), entries
@@ -287,7 +289,7 @@ def test_an_opener_whose_score_is_the_nominal_is_not_told_it_is_less(
         assert "Анна отвечает за 500" in note and "на счёте ровно 500" in note, note
         page.click("#lang-btn")
         page.wait_for_function(
-            "document.querySelector('#auction-note').textContent.includes('exactly 500')"
+            "() => document.querySelector('#auction-note').textContent.includes('exactly 500')"
         )
         assert "below" not in page.inner_text("#auction-note")
         assert page.errors == []
@@ -380,7 +382,7 @@ def test_a_countdown_at_zero_stays_on_one_line(browser: Any, tmp_path: Path) -> 
         commands.ok({"type": "reading_end"})
         page.wait_for_selector("#final-timer .countdown")
         page.wait_for_function(
-            "document.querySelector('#final-timer .countdown').textContent.startsWith('0.0')"
+            "() => document.querySelector('#final-timer .countdown').textContent.startsWith('0.0')"
         )
         lines = page.eval_on_selector("#final-timer .countdown", "n => n.getClientRects().length")
         shoot(page, "final-timer-zero-tablet")
@@ -474,6 +476,6 @@ def test_a_question_nobody_pressed_for_says_so_and_is_not_the_board(
         assert "Никто не ответил верно" in page.inner_text("#stage .phase")
         page.click("#lang-btn")
         page.wait_for_function(
-            "document.querySelector('#stage-label').textContent === 'Question closed'"
+            "() => document.querySelector('#stage-label').textContent === 'Question closed'"
         )
         assert page.errors == []

@@ -109,7 +109,7 @@ def test_the_host_plays_a_question_and_every_screen_shows_the_score(browser: Any
     # English on request.
     host.click("#lang-btn")
     host.wait_for_function(
-        "document.querySelector('#stage-label').textContent.includes('Choosing')"
+        "() => document.querySelector('#stage-label').textContent.includes('Choosing')"
     )
     assert errors == []
     context.close()

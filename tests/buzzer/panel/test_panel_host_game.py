@@ -195,18 +195,18 @@ def test_the_connection_badge_survives_a_language_switch(browser: Any, tmp_path:
         assert page.inner_text("#link") == "связь есть"
         page.click("#lang-btn")
         page.wait_for_function(
-            "document.querySelector('#stage-label').textContent === 'Choosing a question'"
+            "() => document.querySelector('#stage-label').textContent === 'Choosing a question'"
         )
         assert page.inner_text("#link") == "connected"
         assert "up" in (page.get_attribute("#link", "class") or "")
         page.click("#lang-btn")
-        page.wait_for_function("document.querySelector('#link').textContent === 'связь есть'")
+        page.wait_for_function("() => document.querySelector('#link').textContent === 'связь есть'")
         # The viewer's page has the same lamp.
         viewer = browser.new_page()
         viewer.goto(rig.url + "/view")
         viewer.wait_for_selector("#link.up")
         viewer.click("#lang-btn")
-        viewer.wait_for_function("document.documentElement.lang === 'en'")
+        viewer.wait_for_function("() => document.documentElement.lang === 'en'")
         assert viewer.inner_text("#link") == "connected"
         viewer.close()
 
@@ -426,7 +426,8 @@ def test_the_host_is_told_what_the_board_shows_and_why_an_auction_was_skipped(
         assert page.inner_text("#on-board") == "На табло: картинка, звук"
         page.click("#lang-btn")
         page.wait_for_function(
-            "document.querySelector('#on-board').textContent === 'On the board: a picture, sound'"
+            "() => document.querySelector('#on-board').textContent"
+            " === 'On the board: a picture, sound'"
         )
         page.click("#lang-btn")
         commands.ok({"type": "timeout"})
@@ -434,7 +435,7 @@ def test_the_host_is_told_what_the_board_shows_and_why_an_auction_was_skipped(
         commands.ok({"type": "select", "theme": 1, "price": 200})
         wait_stage(page, "question")
         page.wait_for_function(
-            "(document.querySelector('#on-board') || {}).textContent"
+            "() => (document.querySelector('#on-board') || {}).textContent"
             " === 'На табло: видео (не воспроизводится)'"
         )
         assert page.errors == []

@@ -146,7 +146,7 @@ def test_a_new_host_plays_a_headless_trial_from_the_panel_alone(browser: Any) ->
         assert page.inner_text("#answering-name") == "Борис"
         page.click("#judge-correct")
         page.wait_for_function(
-            "document.querySelector(\".player[data-seat='2'] .score\").textContent === '100'"
+            "() => document.querySelector(\".player[data-seat='2'] .score\").textContent === '100'"
         )
         assert score(page, 1) == "0" and score(page, 3) == "0"
         page.wait_for_selector(".player[data-seat='2'].chooser")
@@ -164,7 +164,7 @@ def test_a_new_host_plays_a_headless_trial_from_the_panel_alone(browser: Any) ->
         # English when the panel is in English.
         page.click("#lang-btn")
         page.wait_for_function(
-            "document.querySelector('#simulate').textContent.includes('Simulated')"
+            "() => document.querySelector('#simulate').textContent.includes('Simulated')"
         )
         assert page.inner_text("#sim-stuck-3") == "hold down"
         assert strip.is_visible()
