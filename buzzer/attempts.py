@@ -6,7 +6,8 @@ One policy for every server that checks a secret a stranger may guess:
   that address is refused (429) until its oldest failure ages out;
 - **overall**: after ``overall`` failures within ``window_s`` from all
   addresses together, every address is refused until the oldest of them ages
-  out, so fresh addresses (a whole /24, or 127.0.0.0/8) gain nothing;
+  out, so fresh addresses (a whole /24, or 127.0.0.0/8) gain nothing
+  (``overall=None``: no such budget);
 - **bounded memory**: at most ``per_client`` times per address, ``overall``
   times in all, and ``max_clients`` addresses (the one whose last failure is
   the oldest is forgotten first).
@@ -14,7 +15,8 @@ One policy for every server that checks a secret a stranger may guess:
 A caller asks :meth:`FailureLimit.retry_after` before it checks the secret
 (refusing with ``Retry-After`` when it is not 0), then reports the outcome
 with :meth:`failed` or :meth:`succeeded`. The tournament server uses it for
-the rooms' tokens (docs/tournament.md gives its numbers).
+the rooms' tokens (docs/tournament.md gives its numbers), the panel's
+``PinGuard`` for the host's PIN (docs/panel.md).
 
 The bottom layer (pyproject.toml's import-linter contract): any server may
 import it; it imports nothing of the project.
@@ -35,12 +37,12 @@ class FailureLimit:
         self,
         *,
         per_client: int = 5,
-        overall: int = 60,
+        overall: int | None = 60,
         window_s: float = 60.0,
         max_clients: int = 4096,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if min(per_client, overall, max_clients) < 1 or window_s <= 0:
+        if min(per_client, overall or 1, max_clients) < 1 or window_s <= 0:
             raise ValueError("a failure limit needs positive numbers")
         self.per_client = per_client
         self.overall = overall
@@ -49,7 +51,7 @@ class FailureLimit:
         self._clock = clock
         self._lock = threading.Lock()
         self._clients: OrderedDict[str, deque[float]] = OrderedDict()
-        self._all: deque[float] = deque(maxlen=overall)
+        self._all: deque[float] = deque(maxlen=overall or 1)
 
     def retry_after(self, client: str) -> int:
         """Whole seconds until ``client`` may try again (0: now)."""
@@ -57,7 +59,7 @@ class FailureLimit:
             now = self._clock()
             self._age(self._all, now)
             waits = []
-            if len(self._all) >= self.overall:
+            if self.overall is not None and len(self._all) >= self.overall:
                 waits.append(self._all[0] + self.window_s - now)
             failures = self._clients.get(client)
             if failures is not None:

@@ -6,7 +6,10 @@ session cookie (HttpOnly, SameSite=Strict: a page's script cannot read it,
 and another site cannot make the browser send it). Wrong PINs are counted
 per client address: after ``max_failures`` within ``window_s`` seconds that
 client is refused (429) until the oldest failure ages out, whatever PIN it
-sends, so the 10⁶ six-digit PINs cannot be tried in a game's time.
+sends, so the 10⁶ six-digit PINs cannot be tried in a game's time. The
+counting is ``buzzer/attempts.py``'s ``FailureLimit`` (the tournament
+server's rooms' tokens use it too), with at most ``max_clients`` (4,096)
+addresses remembered.
 
 At most ``max_sessions`` sessions are open at once: a login past that ends the
 oldest. A session ended (a logout, ``logout_all``, the oldest evicted) is told
@@ -19,8 +22,9 @@ import hmac
 import secrets
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Collection
+
+from buzzer.attempts import FailureLimit
 
 COOKIE = "svoyak_session"
 #: Host sessions open at once (the host's tablet, a phone, a laptop, a spare): a
@@ -51,6 +55,7 @@ class PinGuard:
         *,
         max_failures: int = 5,
         window_s: float = 60.0,
+        max_clients: int = 4096,
         session_s: float = 12 * 3600.0,
         max_sessions: int = MAX_SESSIONS,
         clock: Callable[[], float] = time.monotonic,
@@ -65,25 +70,27 @@ class PinGuard:
         self._clock = clock
         self._lock = threading.Lock()
         self._sessions: dict[str, float] = {}
-        self._failures: dict[str, deque[float]] = {}
+        # Wrong PINs: buzzer/attempts.py's one policy (per address, bounded).
+        self._failures = FailureLimit(
+            per_client=max_failures,
+            overall=None,
+            window_s=window_s,
+            max_clients=max_clients,
+            clock=clock,
+        )
 
     def retry_after(self, client: str) -> int:
         """Seconds until ``client`` may try a PIN again (0: now)."""
-        with self._lock:
-            failures = self._recent(client)
-            if len(failures) < self.max_failures:
-                return 0
-            return max(1, int(failures[0] + self.window_s - self._clock()) + 1)
+        return self._failures.retry_after(client)
 
     def login(self, client: str, pin: str) -> str | None:
         """A new session token for the right PIN, else None (the failure is counted).
         Call :meth:`retry_after` first: a limited client must not be let through."""
-        ok = hmac.compare_digest(pin.encode(), self.pin.encode())
+        if not hmac.compare_digest(pin.encode(), self.pin.encode()):
+            self._failures.failed(client)
+            return None
+        self._failures.succeeded(client)
         with self._lock:
-            if not ok:
-                self._recent(client).append(self._clock())
-                return None
-            self._failures.pop(client, None)
             token = secrets.token_urlsafe(32)
             now = self._clock()
             ended = [t for t, e in self._sessions.items() if e <= now]
@@ -129,10 +136,3 @@ class PinGuard:
     def _ended(self, tokens: Collection[str]) -> None:
         if tokens and self.on_end is not None:
             self.on_end(tokens)
-
-    def _recent(self, client: str) -> deque[float]:
-        failures = self._failures.setdefault(client, deque())
-        horizon = self._clock() - self.window_s
-        while failures and failures[0] <= horizon:
-            failures.popleft()
-        return failures
