@@ -16,13 +16,15 @@ name. The names it answers to (:meth:`HostRule.allows`): the address the
 connection came in on (one of this machine's, so every LAN address ``svoyak
 run`` prints), loopback names and addresses (``localhost``, ``127.x.y.z``,
 ``[::1]``), the mDNS names ``svoyak.local``, ``svoyak-2.local``, … (the ones
-``buzzer.runtime.mdns`` may register), and any ``extra`` name given.
+``buzzer.runtime.mdns`` may register), this machine's host name (and
+``NAME.local``), and any ``extra`` name given.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import json
+import socket
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
@@ -100,7 +102,11 @@ class HostRule:
     """Which ``Host`` headers a server answers (see the module's doc)."""
 
     def __init__(self, extra: Iterable[str] = ()) -> None:
-        self.names = set(_mdns_names()) | {n.strip().lower().rstrip(".") for n in extra}
+        # This machine's own name too (a Pi's raspberrypi and raspberrypi.local, which
+        # Avahi answers): only this computer is reached by them.
+        own = socket.gethostname().strip().lower().rstrip(".")
+        mine = {own, f"{own}.local"} if own else set()
+        self.names = set(_mdns_names()) | mine | {n.strip().lower().rstrip(".") for n in extra}
 
     def allows(self, host: str | None, server: tuple[str, int] | None) -> bool:
         if host is None:

@@ -57,6 +57,8 @@ def test_a_foreign_host_header_is_refused_and_the_servers_own_names_are_not(rig:
             f"svoyak.local:{port}",
             f"svoyak-2.local:{port}",
             f"127.0.1.1:{port}",
+            f"{socket.gethostname()}:{port}",
+            f"{socket.gethostname()}.local:{port}",
         ):
             response = client.get("/api/state", headers={"Host": host})
             assert response.status_code == 200, (host, response.text)
