@@ -40,7 +40,6 @@ from buzzer import __version__
 from buzzer.panel import messages
 from buzzer.panel.auth import COOKIE, PinGuard
 from buzzer.panel.gate import CommandGate, SeatError
-from buzzer.panel.headers import HostRule, SecurityHeaders
 from buzzer.panel.hub import POLICY_VIOLATION, PanelHub, SocketPolicy, StateReply
 from buzzer.panel.limits import DEFAULT_LIMIT, ROUTE_LIMITS, BodyLimit
 from buzzer.panel.models import (
@@ -57,6 +56,7 @@ from buzzer.panel.models import (
 )
 from buzzer.runtime.controller import Controller
 from buzzer.runtime.runtime import Runtime
+from buzzer.web_headers import HostRule, SecurityHeaders
 
 STATIC = Path(__file__).parent / "static"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -246,7 +246,7 @@ def create_app(
     app.add_middleware(HostGuard, guard=guard, scheme=scheme)
     app.add_middleware(BodyLimit, limits=ROUTE_LIMITS, default=DEFAULT_LIMIT)
     # Added last: the outermost: a wrong Host is refused first; every response gets
-    # the CSP, X-Frame-Options and nosniff (headers.py).
+    # the CSP, X-Frame-Options and nosniff (buzzer/web_headers.py).
     app.add_middleware(SecurityHeaders, hosts=HostRule(allowed_hosts))
 
     @app.exception_handler(RequestValidationError)

@@ -26,7 +26,7 @@ tournament's own packages (``packages``, see
 * ``GET /standings.js``, ``/standings.css``, ``/print.css`` — the pages' script
   and styles: every response carries a Content-Security-Policy with no inline
   script or style, ``X-Frame-Options: DENY`` and ``nosniff``
-  (:class:`buzzer.panel.headers.SecurityHeaders`).
+  (:class:`buzzer.web_headers.SecurityHeaders`).
 
 Room tokens are random; only their SHA-256 is kept, in the ``room_tokens``
 table this module adds to the tournament's file (``CREATE TABLE IF NOT
@@ -58,7 +58,6 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from buzzer.attempts import FailureLimit
-from buzzer.panel.headers import SecurityHeaders
 from buzzer.tournament.errors import (
     AlreadyRecorded,
     TournamentError,
@@ -73,6 +72,7 @@ from buzzer.tournament.store import (
     record_game_result,
     valid_room,
 )
+from buzzer.web_headers import SecurityHeaders
 
 MAX_JOURNAL_LINES = 200_000
 #: The largest request body (a whole game's journal is well under 1 MB).

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from buzzer.panel.headers import CSP
+from buzzer.web_headers import CSP
 from tests.buzzer.panel.test_panel_e2e import TIMEOUT_MS, browser
 from tests.support.panel_support import PIN, Rig, panel_rig
 

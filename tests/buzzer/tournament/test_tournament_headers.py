@@ -12,10 +12,10 @@ from typing import Any
 import httpx
 import pytest
 
-from buzzer.panel.headers import CSP
 from buzzer.panel.server import BackgroundServer
 from buzzer.tournament.server import create_tournament_app, issue_token
 from buzzer.tournament.store import TournamentStore
+from buzzer.web_headers import CSP
 from rules.tournament.registration import Player
 from tests.buzzer.panel.test_panel_e2e import TIMEOUT_MS, browser
 from tests.buzzer.panel.test_panel_headers import no_violation, watched
