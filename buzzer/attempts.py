@@ -68,6 +68,15 @@ class FailureLimit:
                     waits.append(failures[0] + self.window_s - now)
             return max(1, int(max(waits)) + 1) if waits else 0
 
+    def overall_retry_after(self) -> int:
+        """Whole seconds until the overall budget lets anyone try again (0: now)."""
+        with self._lock:
+            now = self._clock()
+            self._age(self._all, now)
+            if self.overall is None or len(self._all) < self.overall:
+                return 0
+            return max(1, int(self._all[0] + self.window_s - now) + 1)
+
     def failed(self, client: str) -> None:
         """Count one failure of ``client``."""
         with self._lock:

@@ -49,7 +49,15 @@ def test_no_overall_budget() -> None:
 
 
 def test_the_panels_pin_guard_counts_through_it_with_bounded_memory() -> None:
-    guard = PinGuard("123456", max_failures=5, window_s=60.0, max_clients=50, clock=Clock())
+    # overall budget out of the way: this test is about the per-address records
+    guard = PinGuard(
+        "123456",
+        max_failures=5,
+        window_s=60.0,
+        max_clients=50,
+        overall_failures=10_000,
+        clock=Clock(),
+    )
     for n in range(6600):
         assert guard.login(f"10.{n // 65536}.{n // 256 % 256}.{n % 256}", "000000") is None
     assert guard._failures.clients == 50

@@ -11,6 +11,14 @@ counting is ``buzzer/attempts.py``'s ``FailureLimit`` (the tournament
 server's rooms' tokens use it too), with at most ``max_clients`` (4,096)
 addresses remembered.
 
+Fresh addresses gain nothing: besides the per-address limit, an **overall**
+budget counts every address's wrong PINs together. ``overall_failures`` (10)
+within ``window_s`` and every *new* login is refused (429) for a backoff that
+doubles each time the budget is spent again — ``window_s`` × 2^(k−1) for the
+k-th time, at most ``max_backoff_s`` (15 min) — until a right PIN starts it
+over. Sessions already open are never touched: the host logged in keeps
+playing; only a new login waits. docs/panel.md gives the arithmetic.
+
 At most ``max_sessions`` sessions are open at once: a login past that ends the
 oldest. A session ended (a logout, ``logout_all``, the oldest evicted) is told
 to ``on_end`` (the hub closes that session's host sockets at once, 1008).
@@ -27,6 +35,10 @@ from collections.abc import Callable, Collection
 from buzzer.attempts import FailureLimit
 
 COOKIE = "svoyak_session"
+#: Wrong PINs from all addresses together within the window before every new login waits.
+OVERALL_FAILURES = 10
+#: The longest the whole server's backoff grows to (seconds).
+MAX_BACKOFF_S = 15 * 60.0
 #: Host sessions open at once (the host's tablet, a phone, a laptop, a spare): a
 #: login past this ends the oldest session.
 MAX_SESSIONS = 4
@@ -56,6 +68,8 @@ class PinGuard:
         max_failures: int = 5,
         window_s: float = 60.0,
         max_clients: int = 4096,
+        overall_failures: int = OVERALL_FAILURES,
+        max_backoff_s: float = MAX_BACKOFF_S,
         session_s: float = 12 * 3600.0,
         max_sessions: int = MAX_SESSIONS,
         clock: Callable[[], float] = time.monotonic,
@@ -70,10 +84,14 @@ class PinGuard:
         self._clock = clock
         self._lock = threading.Lock()
         self._sessions: dict[str, float] = {}
-        # Wrong PINs: buzzer/attempts.py's one policy (per address, bounded).
+        self.max_backoff_s = max(window_s, max_backoff_s)
+        #: times the overall budget was spent since the last right PIN
+        self.backoffs = 0
+        self._locked_until = 0.0
+        # Wrong PINs: buzzer/attempts.py's one policy (per address and overall, bounded).
         self._failures = FailureLimit(
             per_client=max_failures,
-            overall=None,
+            overall=overall_failures,
             window_s=window_s,
             max_clients=max_clients,
             clock=clock,
@@ -81,16 +99,30 @@ class PinGuard:
 
     def retry_after(self, client: str) -> int:
         """Seconds until ``client`` may try a PIN again (0: now)."""
-        return self._failures.retry_after(client)
+        wait = self._failures.retry_after(client)
+        with self._lock:
+            left = self._locked_until - self._clock()
+        return max(wait, int(left) + 1) if left > 0 else wait
+
+    def backoff_s(self, k: int) -> float:
+        """How long every new login waits the ``k``-th time the overall budget is spent."""
+        return min(self.window_s * 2.0 ** min(k - 1, 32), self.max_backoff_s)
 
     def login(self, client: str, pin: str) -> str | None:
         """A new session token for the right PIN, else None (the failure is counted).
         Call :meth:`retry_after` first: a limited client must not be let through."""
         if not hmac.compare_digest(pin.encode(), self.pin.encode()):
             self._failures.failed(client)
+            if self._failures.overall_retry_after():  # the budget is spent: back off
+                with self._lock:
+                    now = self._clock()
+                    if self._locked_until <= now:
+                        self.backoffs += 1
+                        self._locked_until = now + self.backoff_s(self.backoffs)
             return None
         self._failures.succeeded(client)
         with self._lock:
+            self.backoffs = 0
             token = secrets.token_urlsafe(32)
             now = self._clock()
             ended = [t for t, e in self._sessions.items() if e <= now]
