@@ -101,7 +101,7 @@ SEATS = (1, 2, 3)
 
 US_PER_S = 1_000_000
 US_PER_MS = 1_000
-#: tv-modern (RULES.md TV-M-A2, TV-M-A3, TV-M-A-D2/D3), as the generator relies on them.
+#: tv-modern (docs/rules.md TV-M-A2, TV-M-A3, TV-M-A-D2/D3), as the generator relies on them.
 WINDOW_US = 3 * US_PER_S
 LOCKOUT_US = 2 * US_PER_S
 #: The header's settle window and the largest arrival delay the generator uses:
@@ -287,7 +287,8 @@ class JournalGenerator:
             outcome = self.window(start, closes_at, answered, locked, not answered)
             if isinstance(outcome, _Ended):
                 if outcome.by_select:
-                    return outcome.at  # the next question's select ends this one (JOURNAL.md)
+                    # the next question's select ends this one (docs/journal-contract.md)
+                    return outcome.at
                 closed = outcome.at
                 break
             verdict_at = outcome

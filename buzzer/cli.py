@@ -1,7 +1,7 @@
 """The ``svoyak`` command line.
 
 Subcommands are thin: parse arguments, call the library, turn its errors
-into a message and an exit status (2 for bad input, as JOURNAL.md asks).
+into a message and an exit status (2 for bad input, as docs/journal-contract.md asks).
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     journal_commands.required = True
     export = journal_commands.add_parser(
         "export",
-        help="write a journal database (SQLite) as JOURNAL.md JSON Lines",
+        help="write a journal database (SQLite) as docs/journal-contract.md JSON Lines",
     )
     export.add_argument("database", help="the game's journal database (.sqlite)")
     export.add_argument("output", help="the JSON Lines file to write")

@@ -127,7 +127,7 @@ class GameCore:
 
         The controller journals this ``draw`` line and then pushes it, so the
         journal itself names the winner and a replay reproduces it whatever
-        the random generator (JOURNAL.md). The generator's state is left
+        the random generator (docs/journal-contract.md). The generator's state is left
         untouched: pushing the line makes the same draw.
         """
         pending = self._arbiter.pending_tie

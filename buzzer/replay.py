@@ -2,7 +2,7 @@
 
 The journal is read completely and the decisions are printed only when the
 whole file is valid: a broken journal prints an error naming its line and
-nothing that could be mistaken for a result (JOURNAL.md).
+nothing that could be mistaken for a result (docs/journal-contract.md).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from buzzer.journal.resume import rebuild
 
 
 def replay_lines(lines: Iterable[str], base: Path | None = None) -> list[str]:
-    """JOURNAL.md input lines (header first) → output lines, the ``result`` last.
+    """docs/journal-contract.md input lines (header first) → output lines, the ``result`` last.
 
     ``base`` is where a question package named by a relative path is looked for
     (the journal's folder).

@@ -1,12 +1,12 @@
-"""The TV rule eras (RULES.md Part D) as data, and the rule system in force on a day.
+"""The TV rule eras (docs/rules.md Part D) as data, and the rule system in force on a day.
 
-RULES.md B.2: "An engine configured with a date applies TV-94 plus every
+docs/rules.md B.2: "An engine configured with a date applies TV-94 plus every
 Part D change dated on or before that date." This module is that sentence:
 
 * :data:`ERA_CHANGES` is Part D, one :class:`EraChange` per row, in date
   order. Each row says *what* changed as a flat, typed table of field
   overrides (:class:`Overrides`: ``"stake.all_in_beaten": AllInBeaten.NEVER``),
-  not as code, so that the table can be read against RULES.md line by line,
+  not as code, so that the table can be read against docs/rules.md line by line,
   printed, and checked by tests without running anything.
 * :func:`tv_rules_for` starts from :data:`rules.profiles.TV_1994` and applies
   every row dated on or before the day, in order. Later rows win.
@@ -15,7 +15,7 @@ Part D change dated on or before that date." This module is that sentence:
   question counts …) is kept in the row's ``not_expressed`` text, so the gap
   is visible in the data rather than silently dropped.
 
-Dates: Part D gives most changes as a month only; RULES.md Part D's DEFAULT
+Dates: Part D gives most changes as a month only; docs/rules.md Part D's DEFAULT
 is that such a change takes effect on the 1st of that month. The two exact
 days (14 Apr 1994, 16 Sep 2001) are kept exact.
 
@@ -102,7 +102,7 @@ def _no_overrides() -> Overrides:
 
 @dataclass(frozen=True, slots=True)
 class EraChange:
-    """One row of RULES.md Part D.
+    """One row of docs/rules.md Part D.
 
     ``overrides`` is what the row changes in a :class:`RuleSystem`;
     ``not_expressed`` is what it says that no field can hold (empty when the
@@ -117,7 +117,7 @@ class EraChange:
     overrides: Overrides = dataclasses.field(default_factory=_no_overrides)
     not_expressed: str = ""
     #: path → the rule ID behind the value when Part D does not state it
-    #: (a DEFAULT of RULES.md); it goes into the composed system's citations.
+    #: (a DEFAULT of docs/rules.md); it goes into the composed system's citations.
     sources: Mapping[str, str] = dataclasses.field(default_factory=dict)
     ends: datetime.date | None = None
 
@@ -152,7 +152,7 @@ _ROUNDS_2001 = (
 
 _COUNTS = "special-question counts per round (TV-S-0b)"
 
-#: RULES.md Part D, in date order. Row 0 is the base system itself.
+#: docs/rules.md Part D, in date order. Row 0 is the base system itself.
 ERA_CHANGES: tuple[EraChange, ...] = (
     EraChange(
         datetime.date(1994, 4, 14),
@@ -385,7 +385,7 @@ def _as_day(day: datetime.date) -> datetime.date:
     if day < TV_FIRST_DAY:
         raise ValueError(
             f"no TV rules on {day.isoformat()}: «Своя игра» was first broadcast under the "
-            f"TV-94 rules on {TV_FIRST_DAY.isoformat()} (RULES.md Part D)"
+            f"TV-94 rules on {TV_FIRST_DAY.isoformat()} (docs/rules.md Part D)"
         )
     return day
 
@@ -457,7 +457,7 @@ def tv_rules_for(day: datetime.date) -> RuleSystem:
 
     ``ValueError`` for a day before 14 Apr 1994. A datetime counts as its date.
     Each citation names the Part D row that last set the field (plus the
-    RULES.md DEFAULT behind the value, where there is one).
+    docs/rules.md DEFAULT behind the value, where there is one).
     """
     day = _as_day(day)
     system = TV_1994

@@ -352,7 +352,8 @@ class Game(FinalRound):
                 raise SequenceError(
                     f"seat {arbiter.answering} is answering: judge the answer before selecting"
                 )
-            # JOURNAL.md: a select while a window is open ends that question, no score change.
+            # docs/journal-contract.md: a select while a window is open ends that question,
+            # no score change.
             arbiter.close()
             self._close_question(t, None, out)
         self._skip_bonus(t, out)

@@ -1,6 +1,6 @@
 """Rule systems as data: one frozen :class:`RuleSystem` per rule id.
 
-Each parameter is tied to its rule ID in ``RULES.md`` (``citations``), and
+Each parameter is tied to its rule ID in ``docs/rules.md`` (``citations``), and
 can be overridden per game by the journal header's ``options`` under the
 names of :data:`OPTIONS`. Nothing elsewhere asks which rule system is in
 force: code reads these fields.
@@ -407,9 +407,9 @@ JEOPARDY = RuleSystem(
         ("Double Jeopardy!", 6, (400, 800, 1200, 1600, 2000)),
     ),
     citations={
-        "early_press": "JOURNAL.md jeopardy",
-        "fs_lockout_ns": "JOURNAL.md jeopardy (0.25 s)",
-        "window_ns": "JOURNAL.md jeopardy (5 s)",
+        "early_press": "docs/journal-contract.md jeopardy",
+        "fs_lockout_ns": "docs/journal-contract.md jeopardy (0.25 s)",
+        "window_ns": "docs/journal-contract.md jeopardy (5 s)",
         "window_after_wrong": "P6",
         "answers_per_question": "P8",
         "answer_time_ns": "A-G3",
@@ -418,7 +418,7 @@ JEOPARDY = RuleSystem(
     },
 )
 
-#: Every rule system by its journal id (JOURNAL.md header ``rules``).
+#: Every rule system by its journal id (docs/journal-contract.md header ``rules``).
 RULE_SYSTEMS: Mapping[str, RuleSystem] = MappingProxyType(
     {
         s.id: s

@@ -9,7 +9,7 @@ from rules.board import Board
 
 
 class SpecialKind(Enum):
-    """A special question's kind (RULES.md B.1 / B.2)."""
+    """A special question's kind (docs/rules.md B.1 / B.2)."""
 
     STAKE = "stake"  # C2003-2.4.6 «своя игра»; TV auction (TV-S-AUC-*)
     CAT = "cat"  # TV-S-CAT-*

@@ -1,6 +1,6 @@
 """Decisions: what the core tells the outside world.
 
-Each decision knows how to write itself as one JOURNAL.md output line. The
+Each decision knows how to write itself as one docs/journal-contract.md output line. The
 lines are formatted by hand rather than through ``json.dumps``: the replay of
 a long journal spends most of its time here, and every field is a number or
 a fixed ASCII word (see ``bench/arbiter.py``).

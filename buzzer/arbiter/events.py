@@ -14,7 +14,7 @@ send it, whether it can be undone, what it means while paused, what makes a
 tap on it stale, which part of the engine handles it (buzzer/arbiter/commands.py).
 
 ``PRIORITY`` orders inputs that share a timestamp: host inputs apply before
-presses (JOURNAL.md: a press at the very instant of the signal is not a false
+presses (docs/journal-contract.md: a press at the very instant of the signal is not a false
 start), presses before releases.
 """
 
@@ -164,7 +164,7 @@ class Timeout(HostInput):
 @dataclass(slots=True, frozen=True)
 class Draw:
     """The outcome of a draw by lot, recorded by a live game so that a replay
-    reproduces it whatever the random generator (JOURNAL.md)."""
+    reproduces it whatever the random generator (docs/journal-contract.md)."""
 
     t: int
     seats: tuple[int, ...]

@@ -1,6 +1,6 @@
 """The lockout arbiter: who has the right to answer, now.
 
-A pure state machine over one question's buttons (RULES.md Part A). It is
+A pure state machine over one question's buttons (docs/rules.md Part A). It is
 fed inputs that are already in timestamp order (see ``sequencer.py``) and
 appends its decisions to a list. It holds no clock: time arrives inside the
 inputs, and deadlines fire only when :meth:`Arbiter.advance` is told that
@@ -57,7 +57,7 @@ class SequenceError(SvoyakError):
     when nobody is answering). The message says what the host should do."""
 
 
-# Reasons for an ignored press (JOURNAL.md names the first five).
+# Reasons for an ignored press (docs/journal-contract.md names the first five).
 ALREADY_ANSWERED = "already_answered"  # C2003-2.4.4 / P8
 LOCKED = "locked"  # TV-M-A-D2: inside a false-start lockout
 WINDOW_CLOSED = "window_closed"  # after the window closed (C2003-2.4.1d, TV-M-A3)

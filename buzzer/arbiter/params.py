@@ -1,6 +1,6 @@
 """Button rules: the parameters that decide who may answer, as plain data.
 
-Every rule system of ``RULES.md`` Part A is one frozen :class:`ButtonRules`
+Every rule system of ``docs/rules.md`` Part A is one frozen :class:`ButtonRules`
 value (see :mod:`rules.profiles`). The arbiter reads these fields and never
 asks *which* rule system it is running: a new variant is new data, not a new
 branch in the state machine.
@@ -27,7 +27,7 @@ MAX_SETTLE_NS = 100 * NS_PER_MS
 
 
 class EarlyPress(Enum):
-    """What a press during the reading does (RULES.md A.2 P1/P2)."""
+    """What a press during the reading does (docs/rules.md A.2 P1/P2)."""
 
     #: Valid; the reading stops and the presser answers now (C2003-2.4.1b, SPORT-A2/A3).
     INTERRUPT = "interrupt"
@@ -59,7 +59,7 @@ class ResumeMode(Enum):
 
 @dataclass(frozen=True, slots=True)
 class ButtonRules:
-    """The button parameters of one rule system (RULES.md A.2, P1–P10).
+    """The button parameters of one rule system (docs/rules.md A.2, P1–P10).
 
     Times are integer nanoseconds on the one monotonic clock of the game.
     """

@@ -1,1 +1,1 @@
-"""The game journal: the JOURNAL.md JSON Lines format (``codec``)."""
+"""The game journal: the docs/journal-contract.md JSON Lines format (``codec``)."""

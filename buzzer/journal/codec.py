@@ -1,4 +1,4 @@
-"""JOURNAL.md JSON Lines ⇄ the core's inputs.
+"""docs/journal-contract.md JSON Lines ⇄ the core's inputs.
 
 Validation lives here, at the edge: the core trusts its inputs' types and
 ranges. Every problem becomes a :class:`JournalError` naming the line, with
@@ -237,7 +237,7 @@ class InputParser:
 
 
 def _rule_system(rules_id: str, date: Any) -> RuleSystem:
-    """The header's ``rules`` (and, for the TV systems, ``date``: RULES.md Part D)."""
+    """The header's ``rules`` (and, for the TV systems, ``date``: docs/rules.md Part D)."""
     try:
         if rules_id.startswith("tv@"):
             return find_era_rules(rules_id)

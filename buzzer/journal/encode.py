@@ -1,4 +1,4 @@
-"""Inputs → JOURNAL.md lines: what the live controller writes before applying.
+"""Inputs → docs/journal-contract.md lines: what the live controller writes before applying.
 
 The inverse of :class:`buzzer.journal.codec.InputParser`: for every input,
 ``parse(encode(x))`` gives ``x`` back (but its ``ref``, which is the line

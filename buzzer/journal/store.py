@@ -4,7 +4,7 @@ The controller appends each input line *before* it is applied, so whatever
 the board or the panel has shown is already on disk. SQLite in WAL mode with
 ``synchronous=FULL`` makes every committed append durable across a power cut
 or a ``kill -9``; a half-written transaction is rolled back on the next
-open, never read as a line. The lines are JOURNAL.md JSON Lines, so
+open, never read as a line. The lines are docs/journal-contract.md JSON Lines, so
 ``svoyak journal export`` is a plain copy and ``svoyak replay`` (or
 ``--resume``) rebuilds exactly the same state from them.
 

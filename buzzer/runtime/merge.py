@@ -8,7 +8,7 @@ the core, and the journal, see inputs in the order they happened at their
 sources, never in the order their bytes arrived.
 
 Inputs sharing a timestamp come out host inputs first, then presses, then
-releases (the inputs' ``PRIORITY``, as JOURNAL.md says), then by arrival.
+releases (the inputs' ``PRIORITY``, as docs/journal-contract.md says), then by arrival.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A reported game's journal, replayed into its result (JOURNAL.md).
+"""A reported game's journal, replayed into its result (docs/journal-contract.md).
 
 A room (or the committee) hands the tournament a finished game's journal;
 before anything is recorded it must be that game's journal: its header

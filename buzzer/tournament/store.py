@@ -907,7 +907,8 @@ def record_game_result(
     packages: TournamentPackages | None = None,
     base: Path | None = None,
 ) -> None:
-    """Take a finished game's result from its journal (JOURNAL.md) into the tournament.
+    """Take a finished game's result from its journal (docs/journal-contract.md) into
+    the tournament.
 
     Seat ``k`` of the journal must be the ``k``-th player drawn into the
     game (:func:`buzzer.tournament.results.check_players`). ``room``: the reporting room, which the

@@ -62,7 +62,7 @@ class RoundKind(Enum):
 
 
 class QuestionKind(Enum):
-    """How a question is played; the four kinds the rules know (RULES.md B.1, B.2)."""
+    """How a question is played; the four kinds the rules know (docs/rules.md B.1, B.2)."""
 
     #: Buttons, ±price (C2003-2.4.2, TV-G-5).
     PLAIN = "plain"

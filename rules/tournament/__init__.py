@@ -1,9 +1,9 @@
-"""Tournaments under the 2003 regulations (RULES.md Part C, TOUR-*).
+"""Tournaments under the 2003 regulations (docs/rules.md Part C, TOUR-*).
 
 Pure functions and frozen records only: registration and age groups, stage
 sizes, the qualifier, the seeded draw, advancement, team standings and the
 superfinal. Storage, clocks and rooms belong to the callers, so every rule
-here can be tested from the numbers RULES.md gives.
+here can be tested from the numbers docs/rules.md gives.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""RULES.md Part D (rule history), one test per row, named by its rule ID.
+"""docs/rules.md Part D (rule history), one test per row, named by its rule ID.
 
 Each row test composes the TV rules the day before a change and on the
 change day (``rules.eras.tv_rules_for``) and checks that exactly the fields
 the row's text names have moved, to the values the text states. Month-only
 dates take effect on the 1st (Part D DEFAULT). Expected values come from
-RULES.md, never from the code's own output. Seats: A = 1, B = 2, C = 3.
+docs/rules.md, never from the code's own output. Seats: A = 1, B = 2, C = 3.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ A, B, C = 1, 2, 3
 D = datetime.date
 TEN_MINUTES = 600 * NS_PER_S
 
-#: RULES.md Part D's ID column, in order.
+#: docs/rules.md Part D's ID column, in order.
 PART_D = (
     "TV-94",
     "TV-H-1994-10",

@@ -1,10 +1,10 @@
-"""RULES.md Part E scenarios of the full game, and the Part B rules behind them.
+"""docs/rules.md Part E scenarios of the full game, and the Part B rules behind them.
 
 Special questions (stake question, auction, cat in the bag, sponsor question),
 the first chooser of later rounds, the round clock, the final round, the
 shootout, objections. Each scenario is a journal replayed through the real
 core (``tests.conftest.run``); the expected values are worked out by hand
-from RULES.md. Scenario scores are set up with ``correction`` lines at t = 0.
+from docs/rules.md. Scenario scores are set up with ``correction`` lines at t = 0.
 Bad input goes through the CLI as a subprocess: exit 2, the line named on
 stderr, nothing on stdout.
 

@@ -1,6 +1,6 @@
-"""RULES.md Part E scenarios about buttons and plain questions.
+"""docs/rules.md Part E scenarios about buttons and plain questions.
 
-Each scenario is written as a journal (JOURNAL.md), replayed through the
+Each scenario is written as a journal (docs/journal-contract.md), replayed through the
 real core with ``tests.conftest.run``, and checked against the outputs the
 scenario states. Seats: A = 1, B = 2, C = 3.
 """

@@ -44,7 +44,7 @@ from rules.board import RoundSpec
 from rules.game import Game, GameSetup
 from rules.profiles import RULE_SYSTEMS
 
-#: Every rule system JOURNAL.md requires, by id.
+#: Every rule system docs/journal-contract.md requires, by id.
 RULE_IDS = (
     "championship-2003",
     "tv-1994",
@@ -443,7 +443,7 @@ def input_line(item: Input) -> dict[str, Any]:
 
 
 def journal_lines(setup: GameSetup, inputs: Sequence[Input]) -> list[str]:
-    """JOURNAL.md lines (header first) for these inputs, in this order."""
+    """docs/journal-contract.md lines (header first) for these inputs, in this order."""
     lines = [json.dumps(header(setup), ensure_ascii=False)]
     lines += [json.dumps(input_line(item)) for item in inputs]
     return lines

@@ -2,7 +2,7 @@
 
 (a) arrival order never decides: a game fed in time order and in any arrival
     order within the settle window makes the same decisions (in memory and
-    through the JOURNAL.md path, ``replay_lines``);
+    through the docs/journal-contract.md path, ``replay_lines``);
 (b) determinism: the same journal replays to the same bytes; a tie without a
     draw line goes to the same seat for the same seed, however its lines are
     ordered;

@@ -1,8 +1,8 @@
-"""RULES.md Part A (buttons and answer timing), one test per rule ID.
+"""docs/rules.md Part A (buttons and answer timing), one test per rule ID.
 
-Every test builds a journal (JOURNAL.md) and replays it through the real
+Every test builds a journal (docs/journal-contract.md) and replays it through the real
 core with ``tests.conftest.run``; the expected values are taken from the
-rule text (RULES.md A.1-A.3, JOURNAL.md), never from the code's own output.
+rule text (docs/rules.md A.1-A.3, docs/journal-contract.md), never from the code's own output.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ INTERRUPT = ("championship-2003", "sport-clarify", "sport-no-false-start")
 #: Systems in which a press before the signal is a false start (P2, P3).
 FALSE_START = ("tv-modern", "sport-false-start", "jeopardy")
 
-#: The first question of each system's default board (RULES.md C2003-2.2.1,
-#: TV-G-3, SPORT-D; JOURNAL.md for jeopardy): theme 1 and its cheapest price.
+#: The first question of each system's default board (docs/rules.md C2003-2.2.1,
+#: TV-G-3, SPORT-D; docs/journal-contract.md for jeopardy): theme 1 and its cheapest price.
 FIRST_PRICE = {
     "championship-2003": 10,
     "tv-1994": 10,
@@ -48,7 +48,7 @@ FIRST_PRICE = {
 }
 #: TV-G-2 (50 in Apr 1994 - Aug 1996), C2003-2.2.2, SPORT-D: the starting score.
 START = {s: 0 for s in ALL_SYSTEMS} | {"tv-1994": 50}
-#: P4 (and JOURNAL.md for jeopardy): the press window after the end of reading.
+#: P4 (and docs/journal-contract.md for jeopardy): the press window after the end of reading.
 WINDOW = {
     "championship-2003": 5.0,
     "tv-1994": 3.0,
@@ -933,7 +933,7 @@ def test_jeopardy_5s_window_after_signal() -> None:
     assert ignored(late) == [(11.001, 1, "window_closed")]
 
 
-# -- JOURNAL.md edge rules -------------------------------------------------------------
+# -- docs/journal-contract.md edge rules ----------------------------------------------
 
 
 def test_JOURNAL_edge_press_at_exactly_closes_at_is_in_time() -> None:

@@ -1,6 +1,6 @@
 """``svoyak replay`` as a real subprocess: bad input, exit statuses, stdout/stderr.
 
-JOURNAL.md: a malformed file, an unknown type or a field out of range is a
+docs/journal-contract.md: a malformed file, an unknown type or a field out of range is a
 clear error on stderr naming the line, exit status 2, and nothing printed
 as if it were a valid result. A valid journal prints JSON Lines, the
 ``result`` last.

@@ -1,4 +1,4 @@
-"""RULES.md Part C registration rules (TOUR-1.2, TOUR-1.3/1.4), by rule ID.
+"""docs/rules.md Part C registration rules (TOUR-1.2, TOUR-1.3/1.4), by rule ID.
 
 Ages are counted in completed years on the cutoff date; expected values are
 worked out by hand from the dates in each test.
