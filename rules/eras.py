@@ -178,17 +178,16 @@ ERA_CHANGES: tuple[EraChange, ...] = (
         datetime.date(1995, 1, 1),
         "TV-H-1995-01",
         "The others may buy the stake question; an all-in is beaten by any larger sum and "
-        "its author leaves.",
+        "its author leaves. The TV-94 offer to reach 0 at a negative score stays.",
         overrides={
             "stake.opener_only": False,
             "stake.all_in_beaten": AllInBeaten.BY_ANY_LARGER,
             "stake.buy_window_ns": 3 * _S,
         },
+        # TV-94-OWN's offer to reach 0 is not ended by this row: offer_to_zero stays
+        # True until TV-H-1996-09, and an opener at a negative score may stake what
+        # brings them to 0 (or the nominal) before the others may buy the question.
         sources={"stake.buy_window_ns": "TV-H-1995-01 DEFAULT"},
-        not_expressed=(
-            "The TV-94 offer to reach 0 is not ended by the source, so offer_to_zero stays "
-            "True, but rules.specials.bidding honours it only when opener_only is True."
-        ),
         ends=datetime.date(1996, 9, 1),
     ),
     EraChange(
@@ -198,8 +197,7 @@ ERA_CHANGES: tuple[EraChange, ...] = (
         overrides={"bonus": BonusRules(after_round=1, questions=5)},
         sources={"bonus": "TV-H-1995-03 DEFAULT (2nd, then 3rd; stops at the first wrong)"},
         not_expressed=(
-            "The prize (a trip) is outside the game: the journal records it as won, with no "
-            "points."
+            "The prize (a trip) is outside the game: the journal records it as won, with no points."
         ),
         ends=datetime.date(1995, 8, 1),
     ),

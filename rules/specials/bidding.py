@@ -42,7 +42,9 @@ class BiddingRules:
     all_in_beaten: AllInBeaten = AllInBeaten.BY_LARGER_ALL_IN
     #: Only the opener stakes; nobody else bids (TV-94-OWN).
     opener_only: bool = False
-    #: TV-94-OWN: an opener at a negative score may stake what brings them to 0.
+    #: TV-94-OWN: an opener at a negative score may stake what brings them to 0
+    #: (or play for the nominal), with or without the others bidding after them:
+    #: TV-94 until Sep 1996 (TV-H-1995-01 does not end it; TV-H-1996-09 does).
     offer_to_zero: bool = False
     #: TV-H-1995-01: after each bid the others buy the question by pressing the
     #: button within this window (DEFAULT 3 s); the first press gets the floor
@@ -124,11 +126,14 @@ class Bidding:
     def opening_bids(self) -> tuple[int, ...] | None:
         """The only legal opening bids when the opener has no choice, else None."""
         score = self.scores[self.opener]
+        if score < 0 and self.rules.offer_to_zero:
+            # TV-94-OWN: «если отрицательная — то ведущий предлагал ему поставить
+            # столько, сколько хватило бы ему для нулевого результата»; kept when
+            # the others may buy (TV-H-1995-01) until TV-H-1996-09 ends it.
+            return tuple(sorted({self.nominal, -score}))
         if self.rules.opener_only:
             if score > 0:
                 return None
-            if score < 0 and self.rules.offer_to_zero:
-                return tuple(sorted({self.nominal, -score}))
             return (self.nominal,)
         low = self._minimum()
         if score < low:
