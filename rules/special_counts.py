@@ -67,7 +67,7 @@ class EraCounts:
 ERA_COUNTS: tuple[EraCounts, ...] = (
     EraCounts(
         "TV-S-0b (1994 – Aug 1996)",
-        datetime.date(1994, 1, 1),
+        datetime.date(1994, 4, 14),  # the first broadcast (TV-94): no counts before it
         datetime.date(1996, 8, 31),
         per_round=(_counts(stake=1), _counts(stake=2)),
     ),

@@ -52,7 +52,8 @@ def add_commands(subparsers: Any) -> None:
         metavar="YYYY-MM-DD",
         help="check the special questions against the TV game of that date (TV-S-0b, "
         "TV-H-2003-01): how many stake questions / auctions, cats and sponsor questions "
-        "each round had; what does not fit is listed, and the exit status is 1",
+        "each round had; what does not fit is listed, and the exit status is 1. Dates from "
+        "the first broadcast, 1994-04-14, on; an earlier one: exit status 2",
     )
     inspect.set_defaults(handler=_cmd_inspect)
 
@@ -70,6 +71,10 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     from rules.packages.model import PackageError
     from rules.special_counts import era_counts
 
+    if args.date is not None:
+        problem = _date_problem(args.date)
+        if problem is not None:
+            return _fail(problem)
     try:
         package = load_package(args.file)
     except PackageError as exc:
@@ -97,6 +102,23 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     sys.stdout.buffer.write(text.encode("utf-8"))
     sys.stdout.flush()
     return 1 if problems else 0
+
+
+def _date_problem(day: datetime.date) -> str | None:
+    """Why ``day`` cannot be checked against the TV game (bad input), or None.
+
+    TV-94 (docs/rules.md Part D): «В эфире с 14 апреля 1994 года» — there
+    are no TV rules, so nothing to check against, before the first broadcast.
+    """
+    from rules.eras import TV_FIRST_DAY
+
+    if day >= TV_FIRST_DAY:
+        return None
+    return (
+        f"--date {day.isoformat()} is before the first broadcast of «Своя игра», "
+        f"14 April 1994 (TV-94): there are no TV rules to check against; "
+        f"give a date from {TV_FIRST_DAY.isoformat()} on (YYYY-MM-DD)"
+    )
 
 
 def _fail(message: str) -> int:
