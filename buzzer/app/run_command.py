@@ -110,7 +110,7 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     run.add_argument(
         "--pin",
         default=os.environ.get("SVOYAK_PIN"),
-        help="the host's PIN, 4–6 digits (default: $SVOYAK_PIN, else [panel] pin of "
+        help="the host's PIN, 6 digits (default: $SVOYAK_PIN, else [panel] pin of "
         "--config, else a random one). Printed here, never shown on the board",
     )
     run.set_defaults(handler=_cmd_run)

@@ -44,18 +44,61 @@ MAX_BACKOFF_S = 15 * 60.0
 MAX_SESSIONS = 4
 
 
-def new_pin(digits: int = 6) -> str:
-    """A random PIN of ``digits`` digits (4–6)."""
-    if not 4 <= digits <= 6:
-        raise ValueError("a PIN has 4 to 6 digits")
+#: The fewest digits a PIN may have. The overall budget lets the whole /24 try at
+#: most 520 PINs in 12 h (docs/panel.md, Security): against the 10⁶ PINs of 6 digits
+#: that is a 0.05 % chance in a game night; against 10⁴ (4 digits) it was 5 %.
+MIN_DIGITS = 6
+#: The most digits a PIN may have: what the panel's number pad takes (host.js stops
+#: at 6 digits), so every PIN accepted here can be typed there. Longer PINs need both.
+MAX_DIGITS = 6
+#: How many PINs the whole /24 may try in a 12 h night, at worst (docs/panel.md).
+NIGHT_GUESSES = 520
+
+
+def _digits_wanted() -> str:
+    if MIN_DIGITS == MAX_DIGITS:
+        return f"{MIN_DIGITS} digits"
+    return f"{MIN_DIGITS} to {MAX_DIGITS} digits"
+
+
+def new_pin(digits: int = MIN_DIGITS) -> str:
+    """A random PIN of ``digits`` digits (:data:`MIN_DIGITS` to :data:`MAX_DIGITS`)."""
+    if not MIN_DIGITS <= digits <= MAX_DIGITS:
+        raise ValueError(f"a PIN has {_digits_wanted()}")
     return f"{secrets.randbelow(10**digits):0{digits}d}"
 
 
 def check_pin(pin: str) -> str:
-    """A configured PIN must be 4–6 digits."""
-    if not (pin.isascii() and pin.isdigit() and 4 <= len(pin) <= 6):
-        raise ValueError("the PIN must be 4 to 6 digits")
-    return pin
+    """A PIN someone chose (``--pin``, ``$SVOYAK_PIN``, ``[panel] pin``): the digits
+    0–9 only, :data:`MIN_DIGITS` to :data:`MAX_DIGITS` of them. Else a ValueError of
+    three lines a technician can act on: what is wrong, why, what to do. It never
+    repeats the PIN (it may be printed where others see it), only its length."""
+    digits_only = pin.isascii() and pin.isdigit()
+    if digits_only and MIN_DIGITS <= len(pin) <= MAX_DIGITS:
+        return pin
+    where = "the host's PIN (--pin, $SVOYAK_PIN or [panel] pin of --config)"
+    wanted = _digits_wanted()
+    how = (
+        f"choose {wanted} at random (not a date, not 123456, not 000000), e.g. "
+        "python3 -c 'import secrets; "
+        f'print(f"{{secrets.randbelow(10**{MIN_DIGITS}):0{MIN_DIGITS}d}}")\', '
+        "or set no PIN: svoyak run then draws a random one and prints it"
+    )
+    if not digits_only:
+        what = f"{where} must be {wanted}, 0-9 only"
+        why = "the host types it on the panel's number pad"
+    elif len(pin) > MAX_DIGITS:
+        what = f"{where} has {len(pin)} digits; it must have {wanted}"
+        why = f"the panel's number pad takes at most {MAX_DIGITS}"
+    else:
+        what = f"{where} has {len(pin)} digits, too few to be safe; it must have {wanted}"
+        why = (
+            f"anyone on the Wi-Fi can try up to {NIGHT_GUESSES} PINs in a game night "
+            f"despite the limits: a {len(pin)}-digit PIN falls with a "
+            f"{NIGHT_GUESSES / 10 ** len(pin) * 100:.2g} % chance, a {MIN_DIGITS}-digit "
+            f"one with {NIGHT_GUESSES / 10**MIN_DIGITS * 100:.2g} % (docs/panel.md, Security)"
+        )
+    raise ValueError(f"{what}\nwhy: {why}\nwhat to do: {how}")
 
 
 class PinGuard:

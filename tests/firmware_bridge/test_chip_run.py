@@ -44,7 +44,7 @@ from tests.buzzer.app.test_run_crash_resume import PACKAGE
 from tests.buzzer.panel.test_panel_cli import served
 
 RUN = ["--headless", "--host", "127.0.0.1", "--port", "0"]
-PIN = "2718"
+PIN = "271828"
 PLAYERS = "Аня,Борис,Вера"
 #: How long a scripted press is held: past the firmware's 10 ms hold-off, so
 #: the release is reported too (and a button is free again soon after).

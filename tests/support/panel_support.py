@@ -19,7 +19,7 @@ from buzzer.panel.demo import demo_header
 from buzzer.panel.server import BackgroundServer
 from buzzer.runtime.controller import Controller
 
-PIN = "4321"
+PIN = "432165"
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 15.0, what: str = "a condition") -> Any:

@@ -27,7 +27,7 @@ from buzzer.runtime.controller import Controller
 from buzzer.runtime.runtime import Runtime
 from tests.buzzer.app.test_run_crash_resume import start as start_run
 
-PIN = "8642"
+PIN = "864208"
 
 
 def start(journal: Path, *more: str) -> tuple[subprocess.Popen[str], str]:

@@ -447,7 +447,7 @@ def test_a_config_svoyak_run_would_refuse_fails(tmp_path: Path) -> None:
 
 def test_a_config_the_user_cannot_read_is_a_warning(tmp_path: Path, monkeypatch: Any) -> None:
     config = tmp_path / "svoyak.toml"
-    config.write_text("[panel]\npin = '2468'\n")
+    config.write_text("[panel]\npin = '246813'\n")
     host = FakeMachine(tmp_path).host()
 
     def denied(self: Path, *args: Any, **kwargs: Any) -> Any:

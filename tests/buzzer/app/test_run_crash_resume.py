@@ -21,6 +21,7 @@ from buzzer.replay import replay_lines
 from firmware_bridge.emulator import Emulator
 
 RUN = [sys.executable, "-m", "buzzer.cli", "run", "--headless", "--host", "127.0.0.1"]
+PIN = "864208"
 PACKAGE = {
     "name": "Мини-пакет",
     "rounds": [
@@ -75,7 +76,7 @@ class Host:
     def __init__(self, url: str, emulator: Any) -> None:
         self.emulator = emulator
         self.client = httpx.Client(base_url=url, timeout=10)
-        assert self.client.post("/api/login", json={"pin": "8642"}).status_code == 200
+        assert self.client.post("/api/login", json={"pin": PIN}).status_code == 200
         self.count = 0
 
     def command(self, **command: Any) -> None:
@@ -103,7 +104,7 @@ def test_kill_9_mid_game_then_resume_finishes_and_the_journal_replays(tmp_path: 
     package.write_text(json.dumps(PACKAGE, ensure_ascii=False), encoding="utf-8")
     journal = tmp_path / "game.sqlite"
     emulator = Emulator().start()  # the Pico, on a pseudo-terminal
-    common = ["--journal", str(journal), "--pin", "8642", "--port", "0", "--serial", emulator.path]
+    common = ["--journal", str(journal), "--pin", PIN, "--port", "0", "--serial", emulator.path]
     first, url = start(
         [
             *common,

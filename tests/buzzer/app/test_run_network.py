@@ -155,7 +155,7 @@ def test_svoyak_run_prints_the_lan_address_and_svoyak_local(
     """The real process on every interface: the LAN address first (the board's QR
     code), then the mDNS name; both reach the panel; stopping withdraws the name."""
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
-    args = ("--headless", "--port", "0", "--no-journal", "--pin", "2718")
+    args = ("--headless", "--port", "0", "--no-journal", "--pin", "271828")
     with served(*args, env=env) as (url, out):
         printed = "".join(out)
         assert "127.0.0.1" not in printed or lan_addresses() == ["127.0.0.1"]

@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-PIN = "8642"
+PIN = "864208"
 WINDOW_S = 3.0  # tv-modern's press window (TV-M-A3)
 PACKAGE = {
     "name": "Пауза",

@@ -143,7 +143,7 @@ def test_a_pico_unplugged_mid_game_is_an_alert_until_it_is_back(tmp_path: Path) 
             "--port",
             "0",
             "--pin",
-            "3141",
+            "314159",
             "--journal",
             str(tmp_path / "g.sqlite"),
             "--serial",
@@ -155,7 +155,7 @@ def test_a_pico_unplugged_mid_game_is_an_alert_until_it_is_back(tmp_path: Path) 
             assert f"Pico: {emulator.path} (EMULATOR" in printed
             assert "демо-игра" not in printed and "simulated buttons" not in printed
             client = httpx.Client(base_url=url, timeout=10)
-            assert client.post("/api/login", json={"pin": "3141"}).status_code == 200
+            assert client.post("/api/login", json={"pin": "314159"}).status_code == 200
             body = {"id": "s1", "command": {"type": "select", "theme": 1, "price": 100}}
             assert client.post("/api/command", json=body).status_code == 200
             assert source_alerts(client) == []

@@ -140,7 +140,7 @@ def test_the_pin_is_printed_and_svoyak_pin_reads_it_back(tmp_path: Path) -> None
 
 def test_a_fixed_pin_from_the_environment_and_a_stop_by_sigterm(tmp_path: Path) -> None:
     """$SVOYAK_PIN fixes the PIN; ``systemctl stop`` (SIGTERM) removes the file too."""
-    env = state_env(tmp_path, SVOYAK_PIN="4096")
+    env = state_env(tmp_path, SVOYAK_PIN="409600")
     proc = subprocess.Popen(
         [*CLI, "run", *ARGS], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
     )
@@ -149,10 +149,10 @@ def test_a_fixed_pin_from_the_environment_and_a_stop_by_sigterm(tmp_path: Path) 
     reader.start()
     try:
         deadline = time.monotonic() + 30
-        while not any(line.strip() == "PIN: 4096" for line in list(lines)):
+        while not any(line.strip() == "PIN: 409600" for line in list(lines)):
             assert time.monotonic() < deadline and proc.poll() is None, lines
             time.sleep(0.05)
-        assert "PIN: 4096" in svoyak_pin(env).stdout
+        assert "PIN: 409600" in svoyak_pin(env).stdout
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 0
@@ -163,13 +163,13 @@ def test_the_pin_file_belongs_to_its_game(tmp_path: Path, monkeypatch: pytest.Mo
     from buzzer.runtime import hostpin
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    path = hostpin.publish("2468", ["http://10.0.0.2:8000/"])
-    assert json.loads(path.read_text(encoding="utf-8"))["pin"] == "2468"
+    path = hostpin.publish("246813", ["http://10.0.0.2:8000/"])
+    assert json.loads(path.read_text(encoding="utf-8"))["pin"] == "246813"
     assert hostpin.read()["urls"] == ["http://10.0.0.2:8000/"]
     # A newer game replaced the file: the older one leaving does not remove it.
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()  # a process id that is no longer running
-    hostpin.publish("1357", [], pid=child.pid)
+    hostpin.publish("135791", [], pid=child.pid)
     hostpin.withdraw()
     assert path.exists()
     with pytest.raises(FileNotFoundError, match="no longer running"):

@@ -33,7 +33,7 @@ from tests.support.paths import REPO
 
 ROOT = REPO
 HEADER = {"type": "game", "rules": "championship-2003", "players": ["А", "Б", "В"], "chooser": 1}
-RUN = ("run", "--headless", "--host", "127.0.0.1", "--port", "0", "--no-mdns", "--pin", "8642")
+RUN = ("run", "--headless", "--host", "127.0.0.1", "--port", "0", "--no-mdns", "--pin", "864208")
 
 
 def svoyak(

@@ -72,7 +72,7 @@ def test_resume_stops_naming_the_line_and_the_way_on_then_repair_lets_it_go_on(
     original = write_journal(db, POISONED)
     started = time.monotonic()
     done = subprocess.run(
-        [*RUN, "--journal", str(db), "--resume", "--pin", "8642"],
+        [*RUN, "--journal", str(db), "--resume", "--pin", "864208"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -101,7 +101,7 @@ def test_resume_stops_naming_the_line_and_the_way_on_then_repair_lets_it_go_on(
 
     # …and the game goes on from it.
     proc = subprocess.Popen(
-        [*RUN, "--journal", str(db), "--resume", "--pin", "8642"],
+        [*RUN, "--journal", str(db), "--resume", "--pin", "864208"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -127,7 +127,7 @@ def test_a_header_that_does_not_replay_says_what_to_restore(tmp_path: Path) -> N
     header.pop("board")
     write_journal(db, [header, {"t": 1.0, "type": "tick"}])
     done = subprocess.run(
-        [*RUN, "--journal", str(db), "--resume", "--pin", "8642"],
+        [*RUN, "--journal", str(db), "--resume", "--pin", "864208"],
         capture_output=True,
         text=True,
         timeout=120,

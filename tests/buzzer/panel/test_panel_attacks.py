@@ -455,7 +455,7 @@ def open_files(pid: int) -> tuple[int, int]:
 def test_svoyak_run_raises_its_fd_limit_and_trusts_no_forwarded_header(tmp_path: Path) -> None:
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     wanted = WANTED_FDS if hard == resource.RLIM_INFINITY else min(hard, WANTED_FDS)
-    args = ("--no-journal", "--pin", "2718")
+    args = ("--no-journal", "--pin", "271828")
     # Started with a soft limit of 256, below any hard limit a Linux machine has: the
     # run must lift it to the hard one (before: it kept what it was given).
     with svoyak_run(*args, fds=256) as (url, _printed, pid):
@@ -517,9 +517,9 @@ def test_no_simulated_buttons_with_real_ones(tmp_path: Path) -> None:
     env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "XDG_STATE_HOME": str(tmp_path / "s")}
     with Emulator(buttons=3, lamps=4) as emulator:
         for real in (("--pins", str(pins)), ("--serial", emulator.path)):
-            with svoyak_run("--no-journal", "--pin", "1618", *real, env=env) as (url, out, _):
+            with svoyak_run("--no-journal", "--pin", "161803", *real, env=env) as (url, out, _):
                 client = httpx.Client(base_url=url, timeout=10)
-                assert client.post("/api/login", json={"pin": "1618"}).status_code == 200
+                assert client.post("/api/login", json={"pin": "161803"}).status_code == 200
                 for path, body in (("press", {"seat": 1}), ("stuck", {"seat": 1, "stuck": True})):
                     response = client.post(f"/api/simulate/{path}", json=body)
                     assert response.status_code == 404, (real, path, response.text)
@@ -528,9 +528,9 @@ def test_no_simulated_buttons_with_real_ones(tmp_path: Path) -> None:
                 )
                 assert "имитация нажатий" not in "".join(out)
     # Without real buttons the simulated ones are there (the demo, the tests).
-    with svoyak_run("--no-journal", "--pin", "1618", env=env) as (url, out, _):
+    with svoyak_run("--no-journal", "--pin", "161803", env=env) as (url, out, _):
         client = httpx.Client(base_url=url, timeout=10)
-        assert client.post("/api/login", json={"pin": "1618"}).status_code == 200
+        assert client.post("/api/login", json={"pin": "161803"}).status_code == 200
         assert client.post("/api/simulate/press", json={"seat": 1}).status_code == 200
         assert "имитация нажатий" in "".join(out)
 
@@ -545,10 +545,10 @@ def test_the_host_plays_through_every_attack_at_once(tmp_path: Path) -> None:
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     half_open_count = min(1000, soft - 300)
     journal = tmp_path / "g.sqlite"
-    with svoyak_run("--journal", str(journal), "--pin", "3141") as (url, _printed, pid):
+    with svoyak_run("--journal", str(journal), "--pin", "314159") as (url, _printed, pid):
         port = port_of(url)
         client = httpx.Client(base_url=url, timeout=10)
-        assert client.post("/api/login", json={"pin": "3141"}).status_code == 200
+        assert client.post("/api/login", json={"pin": "314159"}).status_code == 200
         commands = Commands(client)
         with Attacks(port, viewers=8, half_open=half_open_count) as attacks:
             attacks.wait_started()

@@ -57,7 +57,7 @@ def test_run_headless_serves_the_demo_game_and_resumes_its_journal(tmp_path: Pat
     journal = tmp_path / "game.sqlite"
     args = ("--headless", "--host", "127.0.0.1", "--port", "0", "--journal", str(journal))
     with served(*args, "--players", "Аня,Борис", "--rules", "championship-2003") as (url, out):
-        assert "PIN: 2468" not in "".join(out)
+        assert "PIN: 246813" not in "".join(out)
         pin = next(line.split(":")[1].strip() for line in out if line.strip().startswith("PIN:"))
         assert re.fullmatch(r"\d{6}", pin)
         state = httpx.get(url + "/api/state", timeout=10).json()["snapshot"]
@@ -67,9 +67,9 @@ def test_run_headless_serves_the_demo_game_and_resumes_its_journal(tmp_path: Pat
         body = {"id": "c1", "command": {"type": "select", "theme": 1, "price": 10}}
         assert client.post("/api/command", json=body).status_code == 200
         assert httpx.get(url + "/view", timeout=10).status_code == 200
-    with served(*args, "--pin", "2468") as (url, out):
+    with served(*args, "--pin", "246813") as (url, out):
         assert any("resumed" in line for line in out)
-        assert any("PIN: 2468" in line for line in out)
+        assert any("PIN: 246813" in line for line in out)
         state = httpx.get(url + "/api/state", timeout=10).json()["snapshot"]
         assert state["cell"] == [1, 10] and state["players"] == ["Аня", "Борис"]
 
@@ -123,7 +123,7 @@ def test_the_banner_says_what_is_really_played(tmp_path: Path) -> None:
 def test_run_refuses_what_it_cannot_do() -> None:
     for args, message in (
         (["--headless", "--rules", "nope"], "unknown rules id"),
-        (["--headless", "--pin", "12"], "4 to 6 digits"),
+        (["--headless", "--pin", "12"], "has 2 digits, too few to be safe; it must have 6 digits"),
         (["--headless", "--players", "А,,Б"], "--players"),
     ):
         done = subprocess.run([*RUN, *args], capture_output=True, text=True, timeout=60)
@@ -136,10 +136,10 @@ def test_run_with_the_board_window_serves_the_panel_and_draws(tmp_path: Path) ->
     the panel beside it; a command on the panel reaches the game."""
     env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
     journal = tmp_path / "g.sqlite"
-    args = ("--host", "127.0.0.1", "--port", "0", "--journal", str(journal), "--pin", "1357")
+    args = ("--host", "127.0.0.1", "--port", "0", "--journal", str(journal), "--pin", "135791")
     with served(*args, env=env) as (url, _printed):
         client = httpx.Client(base_url=url, timeout=10)
-        assert client.post("/api/login", json={"pin": "1357"}).status_code == 200
+        assert client.post("/api/login", json={"pin": "135791"}).status_code == 200
         body = {"id": "w1", "command": {"type": "select", "theme": 1, "price": 100}}
         assert client.post("/api/command", json=body).status_code == 200
         # The select is decided once the settle window has passed (the ticker's work).
@@ -155,12 +155,12 @@ def test_run_takes_its_options_from_a_config_file(tmp_path: Path) -> None:
     config = tmp_path / "svoyak.toml"
     config.write_text(
         '[game]\nrules = "championship-2003"\nplayers = ["Ира", "Олег"]\n'
-        '[panel]\npin = "9753"\nhost = "127.0.0.1"\nport = 0\n'
+        '[panel]\npin = "975319"\nhost = "127.0.0.1"\nport = 0\n'
         f'[journal]\npath = "{tmp_path / "g.sqlite"}"\n',
         encoding="utf-8",
     )
     with served("--headless", "--config", str(config)) as (url, out):
-        assert any("PIN: 9753" in line for line in out)
+        assert any("PIN: 975319" in line for line in out)
         state = httpx.get(url + "/api/state", timeout=10).json()["snapshot"]
         assert state["rules"] == "championship-2003" and state["players"] == ["Ира", "Олег"]
     assert (tmp_path / "g.sqlite").exists()
@@ -191,11 +191,11 @@ def test_the_host_sees_the_question_and_its_answer_the_viewer_does_not(tmp_path:
         "--package",
         "svoyak:demo",
         "--pin",
-        "2580",
+        "258025",
     )
     with served(*args) as (url, _printed):
         client = httpx.Client(base_url=url, timeout=10)
-        assert client.post("/api/login", json={"pin": "2580"}).status_code == 200
+        assert client.post("/api/login", json={"pin": "258025"}).status_code == 200
         body = {"id": "q1", "command": {"type": "select", "theme": 1, "price": 100}}
         assert client.post("/api/command", json=body).status_code == 200
         deadline = time.monotonic() + 20
@@ -228,13 +228,13 @@ def test_a_stream_of_presses_never_hangs_the_server(tmp_path: Path) -> None:
         "--port",
         "0",
         "--pin",
-        "1470",
+        "147036",
         "--journal",
         str(tmp_path / "g.sqlite"),
     )
     with served(*args) as (url, _printed):
         client = httpx.Client(base_url=url, timeout=10)
-        assert client.post("/api/login", json={"pin": "1470"}).status_code == 200
+        assert client.post("/api/login", json={"pin": "147036"}).status_code == 200
         for i in range(400):
             response = client.post("/api/simulate/press", json={"seat": 1 + i % 3})
             assert response.status_code == 200, (i, response.text)
