@@ -17,7 +17,10 @@ connection came in on (one of this machine's, so every LAN address ``svoyak
 run`` prints), loopback names and addresses (``localhost``, ``127.x.y.z``,
 ``[::1]``), the mDNS names ``svoyak.local``, ``svoyak-2.local``, … (the ones
 ``buzzer.runtime.mdns`` may register), this machine's host name (and
-``NAME.local``), and any ``extra`` name given.
+``NAME.local``), and any ``extra`` name given. One rule for both servers: the
+panel (``buzzer.panel.app``) and the tournament server
+(``buzzer.tournament.server``) differ only in the refusal's words (``refusal``:
+the JSON body of the 400; the panel's :data:`WRONG_HOST` by default).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import socket
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
 Scope = MutableMapping[str, Any]
@@ -125,11 +128,18 @@ class HostRule:
 
 
 class SecurityHeaders:
-    """ASGI middleware: the three headers on every response; the ``Host`` rule if given."""
+    """ASGI middleware: the three headers on every response; the ``Host`` rule if given
+    (a wrong ``Host`` gets 400 with ``refusal`` as its JSON body)."""
 
-    def __init__(self, app: ASGIApp, hosts: HostRule | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        hosts: HostRule | None = None,
+        refusal: Mapping[str, Any] = WRONG_HOST,
+    ) -> None:
         self.app = app
         self.hosts = hosts
+        self.refusal = dict(refusal)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -147,7 +157,7 @@ class SecurityHeaders:
                     # Before the handshake: the client gets a plain 403.
                     await send({"type": "websocket.close", "code": 1008})
                     return
-                body = json.dumps(WRONG_HOST, ensure_ascii=False).encode("utf-8")
+                body = json.dumps(self.refusal, ensure_ascii=False).encode("utf-8")
                 await send(
                     {
                         "type": "http.response.start",

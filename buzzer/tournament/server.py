@@ -27,6 +27,12 @@ tournament's own packages (``packages``, see
   and styles: every response carries a Content-Security-Policy with no inline
   script or style, ``X-Frame-Options: DENY`` and ``nosniff``
   (:class:`buzzer.web_headers.SecurityHeaders`).
+* A request whose ``Host`` header is not an address this server answers at
+  (the address the connection came in on, with the port it listens on;
+  loopback; this machine's names; ``allowed_hosts``) is refused with 400
+  before anything else runs: the panel's rule (:class:`buzzer.web_headers.HostRule`),
+  against DNS rebinding (another site's page reaching the server under that
+  site's name).
 
 Room tokens are random; only their SHA-256 is kept, in the ``room_tokens``
 table this module adds to the tournament's file (``CREATE TABLE IF NOT
@@ -72,7 +78,7 @@ from buzzer.tournament.store import (
     record_game_result,
     valid_room,
 )
-from buzzer.web_headers import SecurityHeaders
+from buzzer.web_headers import HostRule, SecurityHeaders
 
 MAX_JOURNAL_LINES = 200_000
 #: The largest request body (a whole game's journal is well under 1 MB).
@@ -85,6 +91,13 @@ TOKEN_LIMIT: dict[str, Any] = {
     "overall": 60,
     "window_s": 60.0,
     "max_clients": 4096,
+}
+
+#: The refusal of a request whose Host header names no address of this server.
+WRONG_HOST = {
+    "detail": "wrong Host header: open the server at the address `svoyak tournament-server "
+    "serve` printed (this machine's address, localhost, or a name given with "
+    "--allowed-host)"
 }
 
 _TOKEN_SCHEMA = (
@@ -402,11 +415,15 @@ def create_tournament_app(
     packages: Iterable[str | Path] = (),
     max_body_bytes: int = MAX_BODY_BYTES,
     token_limit: FailureLimit | None = None,
+    allowed_hosts: Iterable[str] = (),
 ) -> FastAPI:
     """The tournament server for one tournament's SQLite file.
 
     ``packages``: the tournament's question packages (files or folders of
     them); a reported journal may name only these, by file name.
+    ``allowed_hosts``: more names the ``Host`` header may give (the name the
+    organizers gave the rooms, a proxy's), besides this machine's addresses,
+    loopback and its own names (:class:`buzzer.web_headers.HostRule`).
     """
     path = Path(db_path)
     if lang not in LABELS:
@@ -420,8 +437,9 @@ def create_tournament_app(
     tries = token_limit or FailureLimit(**TOKEN_LIMIT)
     app = FastAPI(title="svoyak tournament server")
     app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
-    # Outermost: the CSP, X-Frame-Options and nosniff on every response.
-    app.add_middleware(SecurityHeaders)
+    # Outermost: a wrong Host is refused first; the CSP, X-Frame-Options and nosniff
+    # on every response.
+    app.add_middleware(SecurityHeaders, hosts=HostRule(tuple(allowed_hosts)), refusal=WRONG_HOST)
 
     def _tables() -> tuple[str, str]:
         data = standings_data(path)

@@ -5,10 +5,13 @@ Registered through ``buzzer.cli._COMMAND_MODULES``
 ``python -m buzzer.tournament.server_commands …``. Handlers import the
 server (FastAPI, uvicorn) only when they run.
 
-* ``serve DB [--host H] [--port P] [--lang ru|en] [--package PATH …]`` —
-  serve the standings and accept rooms' results; ``--package``: the
-  tournament's question packages (files, or a folder of them) that rooms'
-  journals may name (by file name: the server opens no path a journal names)
+* ``serve DB [--host H] [--port P] [--lang ru|en] [--package PATH …]
+  [--allowed-host NAME …]`` — serve the standings and accept rooms' results;
+  ``--package``: the tournament's question packages (files, or a folder of
+  them) that rooms' journals may name (by file name: the server opens no path
+  a journal names); ``--allowed-host``: a name the rooms reach it by (besides
+  its addresses, which it prints, and ``localhost``): any other ``Host`` is
+  refused (400)
 * ``token DB ROOM`` — print a new token for a room (its old one stops working)
 * ``assign DB GAME ROOM`` — draw a game to a room (or move it): only that
   room's token may report it (``svoyak tournament draw --rooms`` assigns a
@@ -35,18 +38,26 @@ def _fail(action: str, message: object) -> int:
 def _cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from buzzer.runtime.addresses import WILDCARDS, lan_addresses
     from buzzer.tournament.errors import TournamentError
     from buzzer.tournament.server import create_tournament_app
 
+    # The name it listens on is a name it answers to (its addresses it answers anyway).
+    allowed = [*args.allowed_host, *([] if args.host in WILDCARDS else [args.host])]
     try:
-        app = create_tournament_app(args.db, lang=args.lang, packages=args.package)
+        app = create_tournament_app(
+            args.db, lang=args.lang, packages=args.package, allowed_hosts=allowed
+        )
     except TournamentError as exc:
         return _fail("serve", exc)
-    _say(
-        f"standings on http://{args.host}:{args.port}/ "
-        f"(print: /print); rooms post to /api/rooms/ROOM/results",
-        file=sys.stderr,
-    )
+    for address in lan_addresses(args.host):
+        _say(
+            f"standings on http://{address}:{args.port}/ "
+            f"(print: /print); rooms post to /api/rooms/ROOM/results",
+            file=sys.stderr,
+        )
+    for name in args.allowed_host:
+        _say(f"also answers as http://{name}:{args.port}/", file=sys.stderr)
     # X-Forwarded-For is never trusted: served directly, a forged one would hide the client.
     uvicorn.run(
         app,
@@ -109,6 +120,14 @@ def add_commands(subparsers: Any) -> None:
         metavar="PATH",
         help="a question package of the tournament (.siq/.json), or a folder of them; "
         "repeatable. A room's journal names its package by file name only",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name the rooms reach the server by (a DNS name, a proxy's); repeatable. "
+        "Its own addresses and localhost need none; any other Host header is refused (400)",
     )
     serve.set_defaults(handler=_cmd_serve)
 
