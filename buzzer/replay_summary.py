@@ -110,6 +110,10 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "fault.stalled": "  источник {source}: сбой ({detail})",
         "fault.back": "  источник {source}: снова в строю ({detail})",
         "time_up": "  время раунда {round} вышло: остальные вопросы не играются",
+        "time_up.in_play": (
+            "  [{t}] гонг: время раунда {round} вышло; этот вопрос доигрывается, "
+            "остальные не играются"
+        ),
         "warning": "  [{t}] сигнал: до конца раунда {round} осталась минута",
         "lot": "  наименьший счёт у {names}: по жребию первым выбирает {name}",
         "youngest": "  наименьший счёт у {names}: первым выбирает младший, {name}",
@@ -214,6 +218,10 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "fault.stalled": "  source {source}: fault ({detail})",
         "fault.back": "  source {source}: back ({detail})",
         "time_up": "  round {round}'s time is up: the rest of it is not played",
+        "time_up.in_play": (
+            "  [{t}] the gong: round {round}'s time is up; this question is played to its "
+            "end, the rest of the round is not"
+        ),
         "warning": "  [{t}] the signal: one minute of round {round} is left",
         "lot": "  lowest score: {names}; by lot, {name} chooses first",
         "youngest": "  lowest score: {names}; the youngest, {name}, chooses first",
@@ -753,6 +761,10 @@ class _Writer:
         self.say("warning", t=self.clock(r["t"]), round=r["round"])
 
     def on_round_time_up(self, r: Record) -> None:
+        if self.in_question:
+            # TV-G-6: the gong during a question, told at its time; the question goes on.
+            self.say("time_up.in_play", t=self.clock(r["t"]), round=r["round"])
+            return
         self.end_block()
         self.say("time_up", round=r["round"])
 

@@ -137,6 +137,9 @@ class Game(FinalRound):
         self.round_started_at: int | None = None
         #: The round whose one-minute warning has sounded (TV-H-1994-10), if any.
         self.round_warned: int | None = None
+        #: The round whose gong sounded while a question was in play (TV-G-6), if any:
+        #: the rest of that round is struck when the question is over.
+        self.round_gonged: int | None = None
         # The question being played: verdicts so far (for objections, TOUR-3.7).
         self.verdicts: list[Verdict] = []
         self.objections_open = False
@@ -447,6 +450,12 @@ class Game(FinalRound):
                     (("round", self.board.round_index + 1), ("left_s", left)),
                 )
             )
+        gong = self._gong_in_play()
+        if gong is not None and gong < t and not self._window_closes_before(gong, t):
+            # TV-G-6: the gong sounds at its time; the question in play goes on and
+            # is completed, then the rest of the round is struck (_check_round_clock).
+            self.round_gonged = self.board.round_index
+            out.append(Note(gong, "round_time_up", (("round", self.board.round_index + 1),)))
         if self.stage is Stage.QUESTION and self.arbiter.advance(t, out):
             closes_at = self.arbiter.closes_at
             assert closes_at is not None
@@ -467,11 +476,12 @@ class Game(FinalRound):
         """The next instant at which time passing alone changes something."""
         if self.paused_at is not None:
             return None  # A-G-D1: only the resume moves the game on
-        deadline = self._stage_deadline()
-        warning = self._round_warning_at()
-        if warning is None:
-            return deadline
-        return warning if deadline is None else min(warning, deadline)
+        times = [
+            at
+            for at in (self._stage_deadline(), self._round_warning_at(), self._gong_in_play())
+            if at is not None
+        ]
+        return min(times) if times else None
 
     def _stage_deadline(self) -> int | None:
         arbiter = self.arbiter
@@ -988,14 +998,45 @@ class Game(FinalRound):
         end = self._round_clock_end()
         return None if end is None else end - before
 
+    def _gong_in_play(self) -> int | None:
+        """When the round clock runs out during the question in play (TV-G-6), if it
+        is still to sound then; None between questions (``_check_round_clock``).
+
+        Not for the round's last question: that round ends with it anyway, and
+        no gong was ever given for a round played to its end.
+        """
+        if self.stage is Stage.BOARD or self.cell is None:
+            return None
+        if self.round_gonged == self.board.round_index:
+            return None
+        board = self.board
+        spec = board.current
+        if self.cell not in board.played and len(board.played) + 1 == len(spec.themes) * len(
+            spec.prices
+        ):
+            return None
+        return self._round_clock_end()
+
+    def _window_closes_before(self, gong: int, t: int) -> bool:
+        """Does the open press window run out (before ``t``) earlier than the gong? Then
+        the question ends first, and the gong comes between questions."""
+        arbiter = self.arbiter
+        if self.stage not in (Stage.QUESTION, Stage.BIDDING) or arbiter.phase is not Phase.OPEN:
+            return False
+        closes_at = arbiter.closes_at
+        return closes_at is not None and closes_at < t and closes_at < gong
+
     def _check_round_clock(self, t: int, out: list[Decision]) -> None:
-        """TV-G-6 DEFAULT: the clock runs from the round's first question; a question in
-        progress at expiry is completed, then the gong: the rest of the round is not
-        played. Called between questions only (at ``t``, the instant time reached)."""
+        """TV-G-6 DEFAULT: the clock runs from the round's first question; the gong
+        sounds when it runs out (``round_time_up`` at that instant; during a question,
+        :meth:`advance` gives it then), a question in progress at expiry is completed,
+        and the rest of the round is not played. Called between questions only (at
+        ``t``, the instant time reached)."""
         end = self._round_clock_end()
         if end is None or t < end:
             return
-        out.append(Note(end, "round_time_up", (("round", self.board.round_index + 1),)))
+        if self.round_gonged != self.board.round_index:
+            out.append(Note(end, "round_time_up", (("round", self.board.round_index + 1),)))
         spec = self.board.current
         for theme in range(1, len(spec.themes) + 1):
             for price in spec.prices:
