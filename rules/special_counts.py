@@ -113,6 +113,37 @@ def count_problems(
     era = era_counts(day)
     if era is None:
         return []
+    return counts_problems(era, rounds, sponsor_rounds=sponsor_rounds)
+
+
+#: The counts a rule system fixes whatever the date. C2003-2.4.5 (seed 000, the
+#: 2003 championship's regulations): one stake question in the Blue round, two
+#: in the Red; the championship has no cat and no sponsor question, so none of
+#: those either. The TV systems' counts change with the date (``--date``).
+RULES_COUNTS: Mapping[str, EraCounts] = MappingProxyType(
+    {
+        "championship-2003": EraCounts(
+            "C2003-2.4.5",
+            datetime.date.min,
+            None,
+            per_round=(_counts(stake=1), _counts(stake=2)),
+        ),
+    }
+)
+
+
+def rules_counts(rules_id: str) -> EraCounts | None:
+    """The special-question counts rule system ``rules_id`` fixes, or None when it fixes none."""
+    return RULES_COUNTS.get(rules_id)
+
+
+def counts_problems(
+    era: EraCounts,
+    rounds: Sequence[Mapping[str, int]],
+    *,
+    sponsor_rounds: Sequence[int] = (),
+) -> list[str]:
+    """What in ``rounds`` does not fit ``era``'s counts (a period's or a rule system's)."""
     problems: list[str] = []
     if era.per_round is not None:
         if len(rounds) != len(era.per_round):
@@ -141,12 +172,19 @@ def count_problems(
                     problems.append(
                         f"round {number}: no {_NAMES[kind]}; {era.rule_id} had at least one"
                     )
+    # The sponsor question is TV-S-0b's (rounds 1 and 3 while it exists); a rule
+    # system that fixes its counts names itself as the source.
+    sponsor_source = "TV-S-0b" if era.rule_id.startswith("TV-") else era.rule_id
     for number, have in enumerate(rounds, 1):
         want_sponsor = 1 if number in sponsor_rounds else 0
         if have.get(SPONSOR, 0) != want_sponsor:
             problems.append(
-                f"round {number}: {have.get(SPONSOR, 0)} {_NAMES[SPONSOR]}, the era had "
-                f"{want_sponsor} (TV-S-0b)"
+                f"round {number}: {have.get(SPONSOR, 0)} {_NAMES[SPONSOR]}, "
+                + (
+                    f"the era had {want_sponsor} ({sponsor_source})"
+                    if sponsor_source == "TV-S-0b"
+                    else f"{sponsor_source} had {want_sponsor}"
+                )
             )
     return problems
 

@@ -6,7 +6,8 @@ Keep this module light: it is imported every time ``svoyak`` parses its
 arguments, so the handlers import the readers when they run.
 
 - ``svoyak package inspect FILE [--json] [--lang ru|en]`` — what a package
-  holds (rounds, themes, prices, kinds, answers), checked before a game.
+  holds (rounds, themes, prices, kinds, answers), checked before a game;
+  ``--date`` / ``--rules`` check its special questions (TV-S-0b, C2003-2.4.5).
 """
 
 from __future__ import annotations
@@ -55,6 +56,16 @@ def add_commands(subparsers: Any) -> None:
         "each round had; what does not fit is listed, and the exit status is 1. Dates from "
         "the first broadcast, 1994-04-14, on; an earlier one: exit status 2",
     )
+    inspect.add_argument(
+        "--rules",
+        default=None,
+        metavar="ID",
+        help="check the special questions against the counts rule system ID fixes "
+        "(championship-2003: one stake question in the Blue round, two in the Red, "
+        "C2003-2.4.5); what does not fit is listed, and the exit status is 1. A system "
+        "whose counts depend on the date (the TV ones) is not checked: give --date. "
+        "An unknown ID: exit status 2",
+    )
     inspect.set_defaults(handler=_cmd_inspect)
 
 
@@ -67,12 +78,22 @@ def _day(text: str) -> datetime.date:
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
     from buzzer.terminal import shown, shown_json
-    from rules.packages.inspect import era_check, load_package, package_dict, package_table
+    from rules.packages.inspect import (
+        era_check,
+        load_package,
+        package_dict,
+        package_table,
+        rules_check,
+    )
     from rules.packages.model import PackageError
     from rules.special_counts import era_counts
 
     if args.date is not None:
         problem = _date_problem(args.date)
+        if problem is not None:
+            return _fail(problem)
+    if args.rules is not None:
+        problem = _rules_problem(args.rules)
         if problem is not None:
             return _fail(problem)
     try:
@@ -87,6 +108,15 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         if args.date is not None:
             era, problems = era_check(package, args.date)
             data["era_check"] = {"date": str(args.date), "era": era, "problems": problems}
+        if args.rules is not None:
+            checked_rules = rules_check(package, args.rules)
+            rules_problems = checked_rules[1] if checked_rules else []
+            data["rules_check"] = {
+                "rules": args.rules,
+                "counts": checked_rules[0] if checked_rules else None,
+                "problems": rules_problems,
+            }
+            problems = problems + rules_problems
         text = shown_json(data) + "\n"
     else:
         text = package_table(package, args.lang)
@@ -97,6 +127,18 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
                 "  fits" if checked else "  not checked"
             ]
             text += "\n".join([f"\nThe TV game of {args.date}: {era}", *verdict]) + "\n"
+        if args.rules is not None:
+            checked_rules = rules_check(package, args.rules)
+            if checked_rules is None:
+                text += (
+                    f"\nThe rules {args.rules}: no fixed special-question counts"
+                    " (give --date for a TV game)\n  not checked\n"
+                )
+            else:
+                counts, rules_problems = checked_rules
+                verdict = [f"  does not fit: {p}" for p in rules_problems] or ["  fits"]
+                text += "\n".join([f"\nThe rules {args.rules}: {counts}", *verdict]) + "\n"
+                problems = problems + rules_problems
         # The package's names and answers: control characters as visible escapes.
         text = shown(text, lines=True)
     sys.stdout.buffer.write(text.encode("utf-8"))
@@ -119,6 +161,15 @@ def _date_problem(day: datetime.date) -> str | None:
         f"14 April 1994 (TV-94): there are no TV rules to check against; "
         f"give a date from {TV_FIRST_DAY.isoformat()} on (YYYY-MM-DD)"
     )
+
+
+def _rules_problem(rules_id: str) -> str | None:
+    """Why ``--rules`` names no rule system (bad input), or None."""
+    from rules.profiles import RULE_SYSTEMS
+
+    if rules_id in RULE_SYSTEMS:
+        return None
+    return f"--rules {rules_id}: unknown rules id; known: {', '.join(RULE_SYSTEMS)}"
 
 
 def _fail(message: str) -> int:

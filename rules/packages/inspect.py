@@ -38,7 +38,13 @@ from rules.packages.model import (
     Theme,
 )
 from rules.packages.own import media_json
-from rules.special_counts import SPECIAL_KINDS, count_problems, era_counts
+from rules.special_counts import (
+    SPECIAL_KINDS,
+    count_problems,
+    counts_problems,
+    era_counts,
+    rules_counts,
+)
 
 #: The question kinds as the JSON names them. ``other`` is a SIGame type the
 #: engine can only approximate (``forAll``, ``choice`` …: played as plain, with
@@ -193,6 +199,19 @@ def era_check(package: Package, day: datetime.date) -> tuple[str, list[str]]:
     return era.describe(), count_problems(
         day, special_counts(package), sponsor_rounds=sponsor_rounds
     )
+
+
+def rules_check(package: Package, rules_id: str) -> tuple[str, list[str]] | None:
+    """What rule system ``rules_id`` fixes, and what in the package does not fit it.
+
+    None when the system fixes no counts whatever the date (the TV systems:
+    their counts are the date's, :func:`era_check`). C2003-2.4.5: one stake
+    question in the Blue round, two in the Red, and no cat or sponsor question.
+    """
+    counts = rules_counts(rules_id)
+    if counts is None:
+        return None
+    return counts.describe(), counts_problems(counts, special_counts(package))
 
 
 # -- JSON ---------------------------------------------------------------------
