@@ -45,6 +45,7 @@ from rules.special_counts import (
     era_counts,
     rules_counts,
 )
+from rules.specials.params import CatPrice, CatRules
 
 #: The question kinds as the JSON names them. ``other`` is a SIGame type the
 #: engine can only approximate (``forAll``, ``choice`` …: played as plain, with
@@ -187,18 +188,50 @@ def era_check(package: Package, day: datetime.date) -> tuple[str, list[str]]:
     """What the TV game of ``day`` had, and what in the package does not fit it.
 
     The sponsor question's rounds come from that day's rule system (TV-S-SPN:
-    rounds 1 and 3 while it exists, TV-S-0b).
+    rounds 1 and 3 while it exists, TV-S-0b). While the editors fixed the
+    cat's value (Sep 1996 – Jul 2007), a cat whose value is its cell's own
+    price does not fit either (TV-S-CAT-4-D1, :func:`cat_value_problems`).
     """
     from rules.eras import tv_rules_for
 
+    system = tv_rules_for(day)
+    value_problems = cat_value_problems(package) if _cat_value_fixed(system.cat) else []
     era = era_counts(day)
     if era is None:
-        return f"{day}: the sources give no special-question counts for that date", []
-    system = tv_rules_for(day)
+        return f"{day}: the sources give no special-question counts for that date", value_problems
     sponsor_rounds = (1, 3) if system.sponsor_multiplier is not None else ()
-    return era.describe(), count_problems(
-        day, special_counts(package), sponsor_rounds=sponsor_rounds
-    )
+    return era.describe(), [
+        *count_problems(day, special_counts(package), sponsor_rounds=sponsor_rounds),
+        *value_problems,
+    ]
+
+
+def _cat_value_fixed(cat: CatRules | None) -> bool:
+    return cat is not None and cat.price is CatPrice.FIXED
+
+
+def cat_value_problems(package: Package) -> list[str]:
+    """The cats whose fixed value is their cell's own price (TV-S-CAT-4-D1).
+
+    Seed 002, Sep 1996: the cats' values «не совпадают с исходными» — the
+    editors gave a cat a value other than the price of the cell it hides in.
+    A package that fixes a cat's value at its cell's price is not what the
+    TV game had; the game still plays it (the host's ``cat_price`` is taken
+    as entered), so this is a warning for the host before the game.
+    """
+    problems: list[str] = []
+    for number, game_round in enumerate(package.main_rounds, 1):
+        for theme_number, theme in enumerate(game_round.themes, 1):
+            for question in theme.questions:
+                if question.kind is not QuestionKind.CAT or question.cat is None:
+                    continue
+                if question.cat.price.fixed_value == question.price:
+                    problems.append(
+                        f"round {number}, theme {theme_number} «{_one_line(theme.name)}», "
+                        f"{question.price}: the cat's value is its cell's own price; "
+                        "from Sep 1996 the editors' values differ from it (TV-S-CAT-4-D1)"
+                    )
+    return problems
 
 
 def rules_check(package: Package, rules_id: str) -> tuple[str, list[str]] | None:
