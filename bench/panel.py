@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-PIN = "2008"
+PIN = "200813"
 CLIENTS = 10
 
 

@@ -27,7 +27,7 @@ from spawn import spawn_run
 
 from firmware_bridge.emulator import Emulator
 
-PIN = "4321"
+PIN = "432187"
 
 
 def package(themes: int) -> dict[str, Any]:

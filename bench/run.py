@@ -29,7 +29,7 @@ def rss_mb(pid: int) -> float:
 
 def one_run(presses: int) -> tuple[float, float, float]:
     began = time.perf_counter()
-    proc, url = spawn_run("1234")
+    proc, url = spawn_run("123487")
     client = httpx.Client(base_url=url, timeout=10)
     while True:
         try:
@@ -39,7 +39,7 @@ def one_run(presses: int) -> tuple[float, float, float]:
             time.sleep(0.005)
     ready = time.perf_counter() - began
     idle = rss_mb(proc.pid)
-    client.post("/api/login", json={"pin": "1234"})
+    client.post("/api/login", json={"pin": "123487"})
     for i in range(presses):
         client.post("/api/simulate/press", json={"seat": 1 + i % 3})
     busy = rss_mb(proc.pid)

@@ -127,10 +127,10 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     pin.set_defaults(handler=_cmd_pin)
 
 
-def _fail(message: str) -> int:
+def _fail(message: str, status: int = 2) -> int:
     for line in message.splitlines():
         print(f"svoyak run: {shown(line)}", file=sys.stderr)
-    return 2
+    return status
 
 
 def _cmd_pin(args: argparse.Namespace) -> int:
@@ -188,7 +188,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         try:
             args.journal = str(_latest_game() if args.resume else _new_game_path())
         except OSError as exc:
-            return _fail(str(exc))
+            return _fail(str(exc), EXIT_STORAGE)
         if not Path(args.journal).exists():
             fresh = Path(args.journal)
     if not 0 <= args.port <= 65535:
@@ -262,7 +262,9 @@ def _serve(
                 controller = Controller.new(_header(args, players), store)
         else:
             controller = Controller.new(_header(args, players))
-    except (JournalStoreError, JournalError, ValueError) as exc:
+    except JournalStoreError as exc:
+        return _fail(str(exc), EXIT_STORAGE)
+    except (JournalError, ValueError) as exc:
         return _fail(str(exc))
 
     # Every connection is a file descriptor: the soft limit (often 1,024) goes up to the
@@ -387,6 +389,12 @@ EXIT_UNREPLAYABLE = 65  # EX_DATAERR (sysexits.h)
 #: ...and for a pin map that cannot be used (a pin twice, GPIO2/3 with pull = "none",
 #: bad TOML): restarting every 2 s would meet the same file; the technician fixes it.
 EXIT_BAD_CONFIG = 78  # EX_CONFIG (sysexits.h)
+#: ...and for a journal's storage that cannot be used (a full or read-only disk, a
+#: damaged file, another program's database: ``JournalStoreError``). Not 2 either:
+#: a restart every 2 s would meet the same disk; the technician frees space or
+#: fixes the disk, then restarts. (Mid-game a full disk stops nothing: the runtime
+#: refuses and counts what it cannot record, and goes on once space is freed.)
+EXIT_STORAGE = 74  # EX_IOERR (sysexits.h)
 
 
 def _unreplayable(path: Path, exc: Any) -> int:

@@ -24,6 +24,7 @@ no game instead of starting a new one in it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import sqlite3
@@ -51,6 +52,50 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 class JournalStoreError(SvoyakError):
     """The journal file cannot be used; the message names it and says what to do."""
+
+
+#: Why a write failed, as the panel and the log say it (``JournalWriteError.why``).
+WRITE_FAILURES = ("full", "readonly", "io", "other")
+
+
+class JournalWriteError(JournalStoreError):
+    """A line could not be written mid-game (a full disk, a disk gone read-only or
+    failing): nothing of it reached the journal.
+
+    SQLite's own words on such a failure are no help to a host ("cannot
+    rollback - no transaction is active" hides "database or disk is full"),
+    so the store names the cause (``why``: one of :data:`WRITE_FAILURES`)
+    and the last line that *is* on disk (``recorded``). The game can go on
+    once the cause is gone: the next write simply succeeds (docs/journal.md).
+    """
+
+    def __init__(self, path: Path, why: str, recorded: int, detail: str) -> None:
+        self.path = path
+        self.why = why
+        self.recorded = recorded
+        self.detail = detail
+        super().__init__(self._sentence())
+
+    def _sentence(self) -> str:
+        after = (
+            f"nothing after line {self.recorded} was recorded"
+            if self.recorded >= 0
+            else "the lines after the last one written were not recorded"
+        )
+        if self.why == "full":
+            return (
+                f"the journal's disk is full ({self.path}): {after}; free space on that "
+                "disk, and the game goes on (no restart needed)"
+            )
+        if self.why == "readonly":
+            return (
+                f"the journal's disk became read-only ({self.path}): {after}; the disk may be "
+                "failing: keep the journal, and remount the disk writable or replace it"
+            )
+        return (
+            f"the journal could not be written ({self.path}: {self.detail}): {after}; check "
+            "the disk (is it still attached?), and the game goes on once writing works again"
+        )
 
 
 class JournalStore:
@@ -338,26 +383,53 @@ class JournalStore:
 
     def append_line(self, line: str) -> int:
         """Write one JSON line durably (committed and synced when this returns)."""
-        cursor = self._db.execute("INSERT INTO journal (line) VALUES (?)", (line,))
-        seq = cursor.lastrowid
-        assert seq is not None
-        return seq
+        return self.append_lines([line])
 
     def append_lines(self, lines: list[str]) -> int:
-        """Write several lines in one transaction (one sync: a group commit);
-        returns the line number of the last. All of them or none are durable."""
-        if len(lines) == 1:
-            return self.append_line(lines[0])
+        """Write lines in one transaction (one sync: a group commit); returns the line
+        number of the last. All of them or none are durable; when none could be
+        written, :class:`JournalWriteError` says why and the journal is as it was."""
         db = self._db
-        db.execute("BEGIN IMMEDIATE")
         try:
-            db.executemany("INSERT INTO journal (line) VALUES (?)", [(x,) for x in lines])
-            seq = db.execute("SELECT MAX(seq) FROM journal").fetchone()[0]
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+            if len(lines) == 1:
+                seq = db.execute("INSERT INTO journal (line) VALUES (?)", (lines[0],)).lastrowid
+            else:
+                db.execute("BEGIN IMMEDIATE")
+                db.executemany("INSERT INTO journal (line) VALUES (?)", [(x,) for x in lines])
+                seq = db.execute("SELECT MAX(seq) FROM journal").fetchone()[0]
+                db.execute("COMMIT")
+        except (sqlite3.Error, OSError) as exc:
+            raise self._write_failed(exc) from None
+        finally:
+            # SQLite rolls a transaction back by itself on a full disk; "ROLLBACK"
+            # then would fail with words that hide why ("no transaction is active").
+            if db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+        assert seq is not None
         return int(seq)
+
+    def _write_failed(self, exc: sqlite3.Error | OSError) -> JournalWriteError:
+        """The write's failure, named for the host; ``recorded`` read back from the file."""
+        code = getattr(exc, "sqlite_errorcode", -1) & 0xFF  # the primary of an extended code
+        text = str(exc)
+        if (
+            code == sqlite3.SQLITE_FULL
+            or "disk is full" in text
+            or (isinstance(exc, OSError) and exc.errno == errno.ENOSPC)
+        ):
+            why = "full"
+        elif code == sqlite3.SQLITE_READONLY or "readonly" in text or "read-only" in text:
+            why = "readonly"
+        elif code == sqlite3.SQLITE_IOERR or "disk I/O" in text or isinstance(exc, OSError):
+            why = "io"
+        else:
+            why = "other"
+        try:
+            recorded = int(self._db.execute("SELECT COUNT(*) FROM journal").fetchone()[0])
+        except sqlite3.Error:
+            recorded = -1
+        return JournalWriteError(self.path, why, recorded, text)
 
     def lines(self) -> Iterator[str]:
         """Every line, in the order written (a damaged page: :class:`JournalStoreError`)."""

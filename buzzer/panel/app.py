@@ -37,6 +37,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import cookie_parser
 
 from buzzer import __version__
+from buzzer.journal.store import JournalWriteError
 from buzzer.panel import messages
 from buzzer.panel.auth import COOKIE, PinGuard
 from buzzer.panel.gate import CommandGate, SeatError
@@ -55,6 +56,7 @@ from buzzer.panel.models import (
     StuckRequest,
 )
 from buzzer.runtime.controller import Controller
+from buzzer.runtime.refusals import journal_failed
 from buzzer.runtime.runtime import Runtime
 from buzzer.web_headers import HostRule, SecurityHeaders
 
@@ -203,7 +205,7 @@ def create_app(
     Given a controller, the app makes the runtime and runs its thread while
     it serves (``tick=False``: the caller steps it by hand, as tests with an
     injected clock do); given a runtime, its owner (``svoyak run``) starts
-    and stops it. ``pin``: 4–6 digits (``auth.new_pin()`` draws one).
+    and stops it. ``pin``: 6 digits (``auth.new_pin()`` draws one).
     ``simulate``: add the demo's simulated buttons (``/api/simulate/*``).
     ``secure_cookie``: mark the session cookie Secure (only behind HTTPS).
     ``socket_policy``: what a WebSocket may send (the hub's defaults).
@@ -216,6 +218,7 @@ def create_app(
     hub = PanelHub(runtime.commands, policy=socket_policy)
     guard = PinGuard(pin, max_failures=max_pin_failures, window_s=pin_window_s)
     guard.on_end = hub.end_sessions  # a session ended: its host sockets close (1008)
+    runtime.on_journal(hub.journal_state)  # a full disk: the host's alert (journal_outage.py)
     scheme = "https" if secure_cookie else "http"
     panel = Panel(controller, runtime, hub, CommandGate(runtime), guard, simulate, scheme)
 
@@ -455,7 +458,11 @@ def create_app(
                     },
                     status_code=422,
                 )
-            accepted = await asyncio.wrap_future(runtime.press(body.seat))
+            try:
+                accepted = await asyncio.wrap_future(runtime.press(body.seat))
+            except JournalWriteError as exc:
+                # Not recorded, so not pressed: the host is told why (a full disk).
+                return JSONResponse(journal_failed(exc).body(), status_code=503)
             return JSONResponse(
                 {
                     "ok": True,

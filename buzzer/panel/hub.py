@@ -37,6 +37,7 @@ from typing import Any, NotRequired, Protocol, TypedDict
 from buzzer.arbiter.decisions import Decision, FalseStart, Ignored, Note
 from buzzer.runtime.command_log import CommandLog
 from buzzer.runtime.host_commands import HostCommands
+from buzzer.runtime.journal_outage import JournalOutage
 from rules.snapshot import HostOptions, LiveSnapshot
 from rules.state import Stage
 
@@ -409,6 +410,21 @@ class PanelHub:
                 )
             )
         self.broadcast_panel()
+
+    def journal_state(self, outage: JournalOutage, back: bool) -> None:
+        """The journal failed (``back`` False) or works again: one "journal" alert that
+        says why and what was not recorded, kept up to date (thread-safe: the
+        runtime's thread calls it, ``Runtime.on_journal``). Once it works again,
+        a "journal_back" alert says what is missing from the journal, until the
+        host dismisses it."""
+        with self._lock:
+            self._drop(lambda a: a["kind"] in ("journal", "journal_back"))
+        if not back:
+            self.alert("journal", None, **outage.to_alert())
+        elif outage.lost:
+            self.alert("journal_back", None, **outage.to_alert())
+        else:
+            self.broadcast_panel()
 
     def dismiss(self, alert_id: int | None) -> None:
         with self._lock:

@@ -292,7 +292,7 @@ class HostCommands:
                 outcome.set_result(Outcome(id, refusal=refusal))
                 return
             except Exception as exc:  # the journal could not be written: nothing happened
-                failed = refusals.journal_failed(str(exc))
+                failed = refusals.journal_failed(exc)
                 outcome.set_result(Outcome(id, refusal=failed, error=exc))
                 return
             version = self.controller.version

@@ -94,12 +94,37 @@ NOT_FROM_BUTTONS = Message(
 )
 
 
-def journal_failed(reason: str) -> Message:
+def journal_failed(error: Exception) -> Message:
+    """A command (or a simulated press) that the journal could not hold: not applied.
+
+    A :class:`~buzzer.journal.store.JournalWriteError` names its cause and the
+    last line recorded; anything else is said as it is."""
+    why = getattr(error, "why", None)
+    recorded = getattr(error, "recorded", -1)
+    line_ru = f"после строки {recorded} " if recorded >= 0 else ""
+    line_en = f" after line {recorded}" if recorded >= 0 else ""
+    if why == "full":
+        return Message(
+            "journal_full",
+            f"Диск журнала заполнен: {line_ru}ничего не записано, команда не применена. "
+            "Освободите место на диске и повторите — игра продолжится без перезапуска.",
+            f"The journal's disk is full: nothing{line_en} was recorded, the command was not "
+            "applied. Free space on the disk and try again: the game goes on, no restart needed.",
+        )
+    if why == "readonly":
+        return Message(
+            "journal_readonly",
+            f"Диск журнала стал только для чтения: {line_ru}ничего не записано, команда не "
+            "применена. Диск, возможно, неисправен: позовите техника.",
+            f"The journal's disk became read-only: nothing{line_en} was recorded, the command "
+            "was not applied. The disk may be failing: call the technician.",
+        )
     return Message(
         "journal_failed",
-        f"Команда не записана в журнал и не применена ({reason}). Проверьте диск и повторите.",
-        f"The command was not written to the journal and not applied ({reason}). "
-        "Check the disk and try again.",
+        f"Журнал не записывается: {line_ru}ничего не записано, команда не применена "
+        f"({error}). Позовите техника: проверьте диск и повторите.",
+        f"The journal cannot be written: nothing{line_en} was recorded, the command was not "
+        f"applied ({error}). Call the technician: check the disk and try again.",
     )
 
 

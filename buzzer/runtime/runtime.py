@@ -36,14 +36,17 @@ import logging
 import queue
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
 from buzzer.arbiter.decisions import Decision, Ignored
 from buzzer.arbiter.events import Fault, Input, Press
+from buzzer.journal.store import JournalWriteError
 from buzzer.runtime.controller import Applied, Controller
 from buzzer.runtime.host_commands import HostCommands
+from buzzer.runtime.journal_outage import JOURNAL_SOURCE, JournalOutage
 from buzzer.runtime.merge import EventTimeMerge
 from buzzer.runtime.results import Accepted as Accepted
 from buzzer.runtime.results import CommandRefused as CommandRefused
@@ -60,6 +63,9 @@ DEFAULT_WAIT_BOUND_NS = 100 * MS
 #: about this long per thread ahead of it, instead of 5 ms each.
 SWITCH_INTERVAL_S = 0.0005
 
+
+#: Told when the journal fails (``back`` False) and when it works again (True).
+JournalListener = Callable[[JournalOutage, bool], None]
 
 #: An inbox entry that carries no input: "a watermark moved, step now".
 _NUDGE: Any = ("nudge", None)
@@ -86,6 +92,8 @@ class RuntimeStats:
     late_presses: int = 0
     faults: int = 0
     journal_errors: int = 0
+    #: Inputs the journal could not record (a full or failing disk): not applied.
+    not_journaled: int = 0
     #: Per source name: the worst lag of its watermark behind the clock seen (ns).
     worst_lag_ns: dict[str, int] = field(default_factory=dict)
 
@@ -123,6 +131,9 @@ class Runtime:
         #: The one gate of host commands, whichever entrance they come by (the panel,
         #: the host's buttons, the board's keys, scripts): ids, pause, staleness.
         self.commands = HostCommands(self)
+        #: The journal's outage now (a full disk), or None while it is written.
+        self.outage: JournalOutage | None = None
+        self._journal_listeners: list[JournalListener] = []
 
     # -- time ------------------------------------------------------------------------
 
@@ -376,17 +387,32 @@ class Runtime:
         ]
         core = self.controller.core
         deadline = core.next_deadline()
-        if not released and not stamped_faults and (deadline is None or deadline > mark):
+        outage = self.outage
+        if outage is not None:
+            # While the journal fails, time alone (a due tick) tries it only now and
+            # then; an input always does. The first batch that is written carries the
+            # journal's own line saying what was not recorded (journal_outage.py).
+            if not released and self.now() < outage.next_probe:
+                return 0
+            stamped_faults.append(Fault(mark, JOURNAL_SOURCE, True, outage.detail(mark)))
+        elif not released and not stamped_faults and (deadline is None or deadline > mark):
             return 0
         items = [(item, delivery.trial) for item, delivery in released]
         ids = [delivery.command_id for _, delivery in released]
         try:
             results, decisions = self.controller.apply_batch(items, mark, stamped_faults, ids)
+        except JournalWriteError as exc:
+            # Nothing of the batch was recorded, shown or decided: counted and told,
+            # never a traceback; the game goes on when the journal does.
+            self._journal_failed(exc, released)
+            return len(released)
         except Exception as exc:
             self.stats.journal_errors += 1
             for _, delivery in released:
                 delivery.future.set_exception(exc)
             raise
+        if outage is not None:
+            self._journal_back(outage, mark)
         stats = self.stats
         stats.batches += 1
         stats.inputs += len(released)
@@ -396,6 +422,46 @@ class Runtime:
             if isinstance(decision, Ignored) and decision.reason == "late":
                 stats.late_presses += 1
         return len(released)
+
+    # -- the journal's outage -------------------------------------------------------
+
+    def on_journal(self, listener: JournalListener) -> None:
+        """Call ``listener(outage, back)`` on the runtime's thread when the journal
+        fails (``back`` False; again for every input it could not record) and
+        when it works again (``back`` True): the panel's alert."""
+        self._journal_listeners.append(listener)
+
+    def _journal_failed(
+        self, exc: JournalWriteError, released: list[tuple[Input, _Delivery]]
+    ) -> None:
+        self.stats.journal_errors += 1
+        now = self.now()
+        outage = self.outage
+        first = outage is None
+        if outage is None:
+            outage = JournalOutage(exc.why, exc.recorded, now, str(exc))
+            self.outage = outage
+            log.error("runtime: %s", exc)  # once per outage; the counts come when it ends
+        lost = outage.lost
+        outage.count([item for item, _ in released], now)
+        self.stats.not_journaled += len(released)
+        # The alert before the answers: whoever was refused finds it up to date.
+        if first or outage.lost != lost:  # a probe that failed again tells nothing new
+            self._tell_journal(outage, back=False)
+        for _, delivery in released:
+            delivery.future.set_exception(exc)
+
+    def _journal_back(self, outage: JournalOutage, mark: int) -> None:
+        self.outage = None
+        log.warning("runtime: the journal is written again; %s", outage.detail(mark))
+        self._tell_journal(outage, back=True)
+
+    def _tell_journal(self, outage: JournalOutage, *, back: bool) -> None:
+        for listener in list(self._journal_listeners):
+            try:
+                listener(outage, back)
+            except Exception:  # a listener's bug must not stop the game
+                log.exception("runtime: a journal listener failed")
 
     def _resolve(self, delivery: _Delivery, applied: Applied, decisions: list[Decision]) -> None:
         future = delivery.future

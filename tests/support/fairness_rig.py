@@ -129,7 +129,7 @@ def websocket_flood(runtime: Runtime, sockets: int = 4) -> Iterator[None]:
     from buzzer.panel.app import create_app
     from buzzer.panel.server import BackgroundServer
 
-    app = create_app(runtime, "4321")
+    app = create_app(runtime, "432187")
     server = BackgroundServer(app).start()
     stop = threading.Event()
     sent = [0]

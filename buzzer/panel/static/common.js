@@ -214,12 +214,17 @@ const Svoyak = (() => {
 
   function alertText(snapshot, alert) {
     // A source's fault: the reason in the page's language (the journal's detail is English).
-    const key = alert.kind === "source" && alert.why ? "alert.source." + alert.why : "alert." + alert.kind;
+    // The journal's outage: its cause ("full", "readonly", "io", "other") picks the sentence.
+    const key = (alert.kind === "source" || alert.kind === "journal") && alert.why
+      ? "alert." + alert.kind + "." + alert.why : "alert." + alert.kind;
     return t(key, {
       ms: alert.ms === undefined ? "" : String(alert.ms),
       count: alert.count === undefined ? "" : String(alert.count),
       button: alert.button === undefined ? "" : String(alert.button),
       seats: alert.seats === undefined ? "" : String(alert.seats),
+      line: alert.line === undefined ? "" : String(alert.line),
+      presses: alert.presses === undefined ? "" : String(alert.presses),
+      commands: alert.commands === undefined ? "" : String(alert.commands),
       name: playerName(snapshot, alert.seat),
       source: alert.source || "",
       detail: alert.detail || "",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from buzzer.app.run_command import EXIT_UNREPLAYABLE
+from buzzer.app.run_command import EXIT_STORAGE, EXIT_UNREPLAYABLE
 from buzzer.journal.resume import rebuild
 from buzzer.journal.store import JournalStore
 from buzzer.panel.demo import demo_header
@@ -145,8 +145,12 @@ def test_the_service_does_not_restart_on_a_journal_that_does_not_replay() -> Non
     service = unit["Service"]
     assert service["Restart"] == "always"
     assert str(EXIT_UNREPLAYABLE) in service["RestartPreventExitStatus"].split()
+    # Nor on a journal's disk it cannot use at the start (a full disk, issue 36): freeing
+    # space is the technician's to do, a restart every 2 s would meet the same disk.
+    assert str(EXIT_STORAGE) in service["RestartPreventExitStatus"].split()
     # A missing Pico (exit 2) is still retried until it is there (docs/raspberry-pi.md).
     assert "2" not in service["RestartPreventExitStatus"].split()
+    assert len({2, EXIT_STORAGE, EXIT_UNREPLAYABLE}) == 3
     assert "--resume" in service["ExecStart"]
 
 
