@@ -320,6 +320,20 @@ def read_config(
                 f"unknown key(s) {', '.join(unknown)} (svoyak run refuses it)",
             ),
         ), found
+    if "pin" in found:
+        from buzzer.panel.auth import check_pin
+
+        try:
+            check_pin(str(found["pin"]))
+        except ValueError as exc:  # a PIN svoyak run refuses (4 digits, letters): say so now
+            first = str(exc).splitlines()[0]
+            return _config_failed(
+                path,
+                Words(
+                    f"[panel] pin не годится (svoyak run не запустится): {first}",
+                    f"[panel] pin is refused (svoyak run will not start): {first}",
+                ),
+            ), found
     used = [
         f"{key} {found[option]}"
         for key, option in (("pins", "pins"), ("serial", "serial"), ("journal", "journal"))

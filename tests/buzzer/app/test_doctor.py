@@ -445,6 +445,17 @@ def test_a_config_svoyak_run_would_refuse_fails(tmp_path: Path) -> None:
     assert "[hardware] speed" in found["config"].found("en")
 
 
+def test_a_config_with_a_pin_svoyak_run_refuses_fails_without_showing_it(tmp_path: Path) -> None:
+    """A 4-digit [panel] pin (fine before issue 36) stops svoyak run: doctor says so first."""
+    config = tmp_path / "svoyak.toml"
+    config.write_text("[panel]\npin = '2468'\n")
+    found = doctor(FakeMachine(tmp_path), config=str(config))
+    assert found["config"].status == FAIL
+    assert "[panel] pin is refused" in found["config"].found("en")
+    assert "6 digits" in found["config"].found("en")
+    assert "2468" not in found["config"].found("en") + found["config"].found("ru")
+
+
 def test_a_config_the_user_cannot_read_is_a_warning(tmp_path: Path, monkeypatch: Any) -> None:
     config = tmp_path / "svoyak.toml"
     config.write_text("[panel]\npin = '246813'\n")
