@@ -38,6 +38,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
     "ru": {
         "game": "Игра: {rules}; игроки: {players}",
         "first": "Первым выбирает {name} ({how})",
+        "start_scores": "Счёт на начало (перенесён из прошлой игры серии): {scores}",
         "how.header": "указано в журнале",
         "how.draw": "по жребию",
         "how.youngest": "младший",
@@ -144,6 +145,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
     "en": {
         "game": "Game: {rules}; players: {players}",
         "first": "First to choose: {name} ({how})",
+        "start_scores": "Scores at the start (carried from the series' last game): {scores}",
         "how.header": "named in the journal",
         "how.draw": "by lot",
         "how.youngest": "the youngest",
@@ -378,6 +380,8 @@ class _Writer:
         self.cell: tuple[int, int, int] | None = None
         self.rounds = setup.rounds or setup.rules.rounds
         self.scores = dict.fromkeys(range(1, len(setup.players) + 1), setup.rules.start_score)
+        if setup.start_scores is not None:  # SER-CARRY: a series game's carried scores
+            self.scores = dict(enumerate(setup.start_scores, 1))
         self.lines: list[str] = []
         self.chooser: int | None = None
         self.winner: int | None = None
@@ -413,6 +417,8 @@ class _Writer:
         }
         players = ", ".join(f"{s} {n}" for s, n in enumerate(setup.players, 1))
         self.say("game", rules=setup.rules.id, players=players)
+        if setup.start_scores is not None:  # SER-CARRY
+            self.say("start_scores", scores=self.scoreboard())
 
     # -- output -----------------------------------------------------------------
 

@@ -92,10 +92,18 @@ class GameSetup:
     cat_series: Mapping[tuple[int, int, int], tuple[int, ...]] = field(
         default_factory=lambda: MappingProxyType({})
     )
+    #: SER-CARRY: each seat's score at the start (a series game that carries the
+    #: previous game's end scores); None: the rule system's ``start_score``.
+    start_scores: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         if not self.players:
             raise ValueError("a game needs at least one player")
+        if self.start_scores is not None and len(self.start_scores) != len(self.players):
+            raise ValueError(
+                f"start_scores must give {len(self.players)} scores, one per player,"
+                f" got {len(self.start_scores)}"
+            )
         if self.chooser is not None and not 1 <= self.chooser <= len(self.players):
             raise ValueError(f"chooser must be a seat 1..{len(self.players)}")
         rules = self.rules
@@ -126,6 +134,8 @@ class Game(FinalRound):
         self.scores: dict[int, int] = dict.fromkeys(
             range(1, self.seats + 1), setup.rules.start_score
         )
+        if setup.start_scores is not None:  # SER-CARRY: a series game's carried scores
+            self.scores = dict(enumerate(setup.start_scores, 1))
         self.board = Board(setup.rounds or setup.rules.rounds)
         self.arbiter = Arbiter(setup.rules.buttons, self.seats)
         self.rng = random.Random(setup.seed)

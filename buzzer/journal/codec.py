@@ -273,6 +273,29 @@ def _birth_dates(value: Any, players: int) -> tuple[str, ...] | None:
         raise JournalError(1, message) from None
 
 
+#: SER-CARRY: the largest score a header may start a seat with (either sign).
+MAX_START_SCORE = 1_000_000
+
+
+def _start_scores(value: Any, players: int) -> tuple[int, ...] | None:
+    """The header's ``start_scores``: each seat's score at the start (SER-CARRY: a
+    series game that carries the previous game's end scores), one whole number per player."""
+    if value is None:
+        return None
+    message = (
+        f"field 'start_scores' must list {players} whole numbers"
+        f" -{MAX_START_SCORE}..{MAX_START_SCORE}, one per player"
+    )
+    if (
+        not isinstance(value, list)
+        or len(value) != players
+        or any(isinstance(v, bool) or not isinstance(v, int) for v in value)
+        or any(not -MAX_START_SCORE <= v <= MAX_START_SCORE for v in value)
+    ):
+        raise JournalError(1, message)
+    return tuple(value)
+
+
 def _yes_no(obj: Mapping[str, Any], line: int, key: str) -> bool:
     value = obj.get(key)
     if not isinstance(value, bool):
@@ -371,6 +394,7 @@ def parse_header(text: str, base: Path | None = None) -> GameSetup:
             _birth_dates(obj.get("birth_dates"), len(players)),
             central,
             cat_series=series,
+            start_scores=_start_scores(obj.get("start_scores"), len(players)),
         )
     except ValueError as exc:
         raise JournalError(1, str(exc)) from None
