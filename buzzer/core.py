@@ -192,6 +192,7 @@ class GameCore:
             "bid_min": None,
             "bid_step": None,
             "bid_forced": None,
+            "bidder_pick": None,
             "next_round": None,
             "stake_min": rules.final.stake_min if rules.final else None,
             "stake_step": rules.final.stake_step if rules.final else None,
@@ -212,6 +213,8 @@ class GameCore:
                 options["bid_forced"] = list(forced) if forced is not None else None
             else:
                 options["bid_min"] = bidding.bid + step
+            # TV-S-AUC-3: «игрока выбирает ведущий» among equal scores
+            options["bidder_pick"] = bidding.pickable() or None
         board = game.board
         if (
             stage is Stage.BOARD

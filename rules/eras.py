@@ -63,6 +63,8 @@ Overrides = TypedDict(
         "stake.all_in_beaten": AllInBeaten,
         "stake.opener_only": bool,
         "stake.offer_to_zero": bool,
+        # TV-S-AUC-3: the host picks the next bidder among equal scores.
+        "stake.host_picks_ties": bool,
         # TV-H-1995-01: bought by pressing the button within a window; None: by turns.
         "stake.buy_window_ns": int | None,
         # TV-S-CAT-1/2/4: None while the era has no cats.
@@ -216,6 +218,9 @@ ERA_CHANGES: tuple[EraChange, ...] = (
             # A score ≤ 0 plays for the nominal: with min 10 the bidding forces the
             # nominal on any score below 10; the offer to reach 0 is gone.
             "stake.offer_to_zero": False,
+            # By turns again, in TV-S-AUC-3's order: «игрока выбирает ведущий»
+            # among equal scores (bidder_pick; the lot's order until the host picks).
+            "stake.host_picks_ties": True,
             "cat": CatRules(price=CatPrice.FIXED, may_keep=True),
             "final.stake_min": 1,
             "final.stake_step": 1,
@@ -223,6 +228,7 @@ ERA_CHANGES: tuple[EraChange, ...] = (
         sources={
             "start_score": "TV-G-2",
             "cat": "TV-S-CAT-1, TV-S-CAT-4",
+            "stake.host_picks_ties": "TV-S-AUC-3",
             "final.stake_min": "TV-F-3",
             "final.stake_step": "TV-F-3",
         },

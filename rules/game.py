@@ -35,6 +35,7 @@ from buzzer.arbiter.decisions import (
 from buzzer.arbiter.events import (
     HOST_COMMANDS,
     Bid,
+    BidderPick,
     BonusReply,
     CatGive,
     CatPicture,
@@ -553,6 +554,8 @@ class Game(FinalRound):
                 # TV-H-1995-01: bought by the button; who may press now
                 "by_button": bidding.by_button,
                 "buyers": bidding.buyers() if bidding.by_button and bidding.turn is None else [],
+                # TV-S-AUC-3: the tied players the host may pick to bid now
+                "pickable": bidding.pickable(),
             },
             "value": self.value if self.stage is Stage.SPECIAL else None,
             # TV-S-CAT-5: a picture-series cat: its values and how many pictures are shown
@@ -626,6 +629,18 @@ class Game(FinalRound):
         except BidError as exc:
             raise SequenceError(str(exc)) from None
         self._after_bidding_move(item.t, out, passed=item.seat)
+
+    def _on_bidder_pick(self, item: BidderPick, out: list[Decision]) -> None:
+        """TV-S-AUC-3: «игрока выбирает ведущий» — the host picks who of the
+        players with equal scores bids now (TV-S-AUC-3-D1: else the lot's order)."""
+        bidding = self._bidding("bidder_pick")
+        tied = bidding.pickable()
+        try:
+            bidding.pick(item.seat)
+        except BidError as exc:
+            raise SequenceError(str(exc)) from None
+        out.append(Note(item.t, "bidder_pick", (("seat", item.seat), ("tied", tied))))
+        out.append(Note(item.t, "bid_turn", (("seat", item.seat),)))
 
     def _on_cat_give(self, item: CatGive, out: list[Decision]) -> None:
         self._expect(Stage.CAT_GIVE, "cat_give")

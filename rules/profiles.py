@@ -291,7 +291,12 @@ TV_MODERN = RuleSystem(
         ("Второй раунд", 6, (200, 400, 600, 800, 1000)),
         ("Третий раунд", 6, (300, 600, 900, 1200, 1500)),
     ),
-    stake=BiddingRules(step=100, min_bid=100, all_in_beaten=AllInBeaten.BY_LARGER_ALL_IN),
+    stake=BiddingRules(
+        step=100,
+        min_bid=100,
+        all_in_beaten=AllInBeaten.BY_LARGER_ALL_IN,
+        host_picks_ties=True,  # TV-S-AUC-3: «игрока выбирает ведущий»
+    ),
     cat=CatRules(price=CatPrice.MIN_OR_MAX, may_keep=False),
     sponsor_multiplier=2,
     final=FinalRules(

@@ -34,6 +34,9 @@ class BiddingView(TypedDict):
     by_button: bool
     #: Who may press to buy it now (empty unless ``by_button`` and nobody's turn).
     buyers: list[int]
+    #: TV-S-AUC-3: the players with equal scores the host may pick to bid now
+    #: (``bidder_pick``); empty: no pick (the order stands).
+    pickable: list[int]
 
 
 class CatSeriesView(TypedDict):
@@ -165,6 +168,8 @@ class HostOptions(TypedDict):
     bid_step: int | None
     #: the opening bids the rules force, if any
     bid_forced: list[int] | None
+    #: TV-S-AUC-3: the tied players the host may pick to bid now (``bidder_pick``)
+    bidder_pick: list[int] | None
     next_round: NextRound | None
     stake_min: int | None
     stake_step: int | None

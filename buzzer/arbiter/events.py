@@ -216,6 +216,18 @@ class Pass(HostInput):
 
 
 @dataclass(slots=True, frozen=True)
+class BidderPick(HostInput):
+    """The host picks who bids now among players with equal scores (TV-S-AUC-3:
+    «игрока выбирает ведущий»); without it the order drawn by lot stands."""
+
+    t: int
+    seat: Seat
+    ref: int = 0
+    TYPE: ClassVar[str] = "bidder_pick"
+    SPEC: ClassVar[Spec] = Spec(context=("stage", "cell", "bidding"))
+
+
+@dataclass(slots=True, frozen=True)
 class CatGive(HostInput):
     """The opener hands the cat in the bag to ``seat`` (TV-S-CAT-1)."""
 

@@ -290,6 +290,26 @@ def _explain(command: dict[str, Any], snap: GameSnapshot) -> tuple[str, str]:
         if stage == "question" and phase == "answering":
             return judge_first
         return "Нет открытого вопроса.", "No question is open."
+    if kind == "bidder_pick":
+        # TV-S-AUC-3: «игрока выбирает ведущий», among equal scores, when the turn comes
+        bidding = snap.get("bidding")
+        if stage != "bidding" or not bidding:
+            return "Сейчас не идут торги.", "There is no bidding now."
+        tied = bidding.get("pickable") or []
+        if not tied:
+            return (
+                "Сейчас выбирать некого: ведущий выбирает, кто ставит, только когда очередь "
+                "доходит до игроков с равным счётом, ещё не ставивших, и только если правила "
+                "отдают выбор ведущему (TV-S-AUC-3); иначе очередь — по жребию.",
+                "There is nobody to pick now: the host picks who bids only when the turn comes "
+                "to players with equal scores who have not bid yet, and only where the rules "
+                "give the host that choice (TV-S-AUC-3); otherwise the lot's order stands.",
+            )
+        among = ", ".join(name(snap, seat) for seat in tied)
+        return (
+            f"Выбрать можно только из игроков с равным счётом: {among}.",
+            f"Only a player with the equal score can be picked: {among}.",
+        )
     if kind in ("bid", "pass"):
         bidding = snap.get("bidding")
         if stage != "bidding" or not bidding:

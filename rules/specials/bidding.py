@@ -50,6 +50,11 @@ class BiddingRules:
     #: button within this window (DEFAULT 3 s); the first press gets the floor
     #: and must bid higher. None: the bidding goes by turns.
     buy_window_ns: int | None = None
+    #: TV-S-AUC-3: «игрока выбирает ведущий» — among players with equal scores
+    #: the host picks who bids next (``bidder_pick``); until the host does, the
+    #: order drawn by lot stands (TV-S-AUC-3-D1). False: the lot alone
+    #: (C2003-2.4.6-D4, the 2003 championship's default).
+    host_picks_ties: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +97,8 @@ class Bidding:
         self.leader: int | None = None
         self.leader_all_in = False
         self.passed: set[int] = set()
+        #: Who has bid or passed (TV-S-AUC-3-D1: a tie is picked among the others).
+        self.moved: set[int] = set()
         #: Who bids now: the opener first; by turns, the next in order; by
         #: button (TV-H-1995-01), whoever pressed first, None while nobody has.
         self.turn: int | None = opener
@@ -173,6 +180,7 @@ class Bidding:
             self._check_opening(seat, amount)
             self.bid, self.leader = amount, seat
             self.leader_all_in = amount == score and score > 0 and amount >= self._minimum()
+            self.moved.add(seat)
             self._after_move()
             return
         if amount <= self.bid:
@@ -191,6 +199,7 @@ class Bidding:
             if beaten is AllInBeaten.BY_ANY_LARGER and self.leader is not None:
                 self.passed.add(self.leader)  # TV-H-1995-01: its author leaves
         self.bid, self.leader, self.leader_all_in = amount, seat, all_in
+        self.moved.add(seat)
         self._after_move()
 
     def pass_(self, seat: int) -> None:
@@ -212,8 +221,64 @@ class Bidding:
         if seat == self.leader:
             raise BidError(f"seat {seat} holds the highest bid ({self.bid}) and cannot pass")
         self.passed.add(seat)
+        self.moved.add(seat)
         if seat == self.turn:
             self._after_move()
+
+    def pickable(self) -> list[int]:
+        """TV-S-AUC-3: the players the host may pick to bid now, or [] (no pick).
+
+        «игрока выбирает ведущий»: when the turn comes to a player whose score
+        equals that of others still to bid for the first time, the host says
+        which of them bids now (the one whose turn it is, too: the lot's
+        choice confirmed). The opener bids first whatever the scores; by the
+        button (TV-H-1995-01) or with the opener alone (TV-94-OWN) there is no
+        order to pick; a player who has bid or passed keeps their place.
+        """
+        turn = self.turn
+        if (
+            not self.rules.host_picks_ties
+            or self.by_button
+            or self.rules.opener_only
+            or self.done
+            or self.bid is None
+            or turn is None
+            or turn in self.moved
+        ):
+            return []
+        tied = [
+            s
+            for s in self.order
+            if s not in self.passed
+            and s not in self.moved
+            and s != self.leader
+            and self.scores[s] == self.scores[turn]
+        ]
+        return tied if len(tied) > 1 else []
+
+    def pick(self, seat: int) -> None:
+        """TV-S-AUC-3: the host picks ``seat`` among the tied players to bid now;
+        the others tied with it follow in the order they had."""
+        if not self.rules.host_picks_ties:
+            raise BidError(
+                "in these rules a lot orders equal scores (C2003-2.4.6-D4): the host does not "
+                "pick the next bidder"
+            )
+        tied = self.pickable()
+        if not tied:
+            raise BidError(
+                "no tie to pick from now: the host picks the next bidder only when the turn "
+                "comes to players with equal scores who have not bid yet (TV-S-AUC-3)"
+            )
+        if seat not in tied:
+            others = ", ".join(str(s) for s in tied)
+            raise BidError(f"seat {seat} is not among the tied players to pick from: {others}")
+        assert self.turn is not None
+        if seat == self.turn:
+            return  # the lot's choice, confirmed
+        self.order.remove(seat)
+        self.order.insert(self.order.index(self.turn), seat)
+        self.turn = seat
 
     # -- internals -----------------------------------------------------------
 

@@ -260,6 +260,7 @@ def test_TV_H_1996_09_start_0_all_in_unbeatable() -> None:
         "start_score",
         "stake.all_in_beaten",
         "stake.offer_to_zero",
+        "stake.host_picks_ties",  # TV-S-AUC-3: by turns again, the host picks among ties
         "stake.buy_window_ns",
         "cat",
         "final.stake_min",
