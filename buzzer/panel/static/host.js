@@ -547,8 +547,13 @@
         row.append(controls);
       } else if (b.bid !== null && !passed && b.leader !== seat) {
         // TV-S-AUC-4: any player may pass at any moment, not only in their turn.
-        row.append(el("div", { class: "bid-controls" },
-          button("pass-" + seat, t("bid.pass"), { type: "pass", seat }, "wrong")));
+        const controls = el("div", { class: "bid-controls" });
+        // TV-S-AUC-3: «игрока выбирает ведущий» among equal scores (the engine lists them)
+        if ((x.bidder_pick || []).includes(seat)) {
+          controls.append(button("pick-" + seat, t("bid.pick"), { type: "bidder_pick", seat }, "go"));
+        }
+        controls.append(button("pass-" + seat, t("bid.pass"), { type: "pass", seat }, "wrong"));
+        row.append(controls);
       }
       list.append(row);
     }
