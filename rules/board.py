@@ -6,12 +6,43 @@ Plain data and bookkeeping only; the game engine decides what a cell means.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 
 from buzzer.errors import SvoyakError
 
 
 class BoardError(SvoyakError, ValueError):
     """A cell that is not on the board, or was already played."""
+
+
+class ThemeOrder(Enum):
+    """In which order a round's themes stand on the board (column order)."""
+
+    #: As the package (or the header) gives them.
+    PACKAGE = "package"
+    #: TV-H-2001-09 (seed 002, Sep 2001): «темы в алфавитном порядке».
+    ALPHABETICAL = "alphabetical"
+
+
+def theme_sort_key(name: str) -> str:
+    """A theme's name as the alphabet orders it (TV-H-2001-09-D1).
+
+    Case is ignored, «ё» counts as «е», and leading quotes and punctuation
+    («…», "…") do not count; Latin letters come before Cyrillic ones.
+    """
+    text = name.casefold().replace("ё", "е")
+    start = next((i for i, c in enumerate(text) if c.isalnum()), 0)
+    return text[start:]
+
+
+def board_order(themes: tuple[str, ...], order: ThemeOrder) -> tuple[int, ...]:
+    """The board's columns as 1-based indexes of ``themes``: ``themes`` as they stand
+    (PACKAGE), or sorted by :func:`theme_sort_key` (ALPHABETICAL; equal names keep
+    their order)."""
+    numbers = tuple(range(1, len(themes) + 1))
+    if order is ThemeOrder.PACKAGE:
+        return numbers
+    return tuple(sorted(numbers, key=lambda n: theme_sort_key(themes[n - 1])))
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, TypedDict
 
 from buzzer.arbiter.params import NS_PER_S, EarlyPress
-from rules.board import RoundSpec
+from rules.board import RoundSpec, ThemeOrder
 from rules.profiles import TV_1994, RuleSystem
 from rules.specials.bidding import AllInBeaten
 from rules.specials.params import BonusRules, CatPrice, CatRules, FirstChooserRule
@@ -88,6 +88,8 @@ Overrides = TypedDict(
         "round_warning_ns": int | None,
         # TV-G-4: who chooses the first question of the game.
         "first_chooser": FirstChooserRule,
+        # TV-H-2001-09: «темы в алфавитном порядке» on the board.
+        "theme_order": ThemeOrder,
     },
     total=False,
 )
@@ -275,7 +277,8 @@ ERA_CHANGES: tuple[EraChange, ...] = (
         "TV-H-2001-09",
         "3 main rounds (100–500 / 200–1000 / 300–1500); the stake question becomes the "
         "auction (bids from 100 in steps of 100); final: 7 themes removed in turns; "
-        "shootout 100–500; the one-minute warning removed.",
+        "shootout 100–500; the one-minute warning removed; the themes on the board in "
+        "alphabetical order.",
         overrides={
             "rounds": _ROUNDS_2001,
             "stake.step": 100,
@@ -285,8 +288,10 @@ ERA_CHANGES: tuple[EraChange, ...] = (
             "first_chooser": FirstChooserRule.CENTRAL_TABLE,
             "round_warning_ns": None,
             "cat.value_step": 50,
+            "theme_order": ThemeOrder.ALPHABETICAL,
         },
         sources={
+            "theme_order": "TV-H-2001-09",
             "round_warning_ns": "TV-H-2001-09",
             "cat.value_step": "TV-S-CAT-4",
             "first_chooser": "TV-G-4",

@@ -23,7 +23,7 @@ from buzzer.arbiter.params import (
     WindowAfterWrong,
 )
 from buzzer.errors import SvoyakError
-from rules.board import RoundSpec
+from rules.board import RoundSpec, ThemeOrder
 from rules.specials.bidding import AllInBeaten, BiddingRules
 from rules.specials.params import (
     BonusRules,
@@ -59,6 +59,10 @@ class RuleSystem:
     #: The default board when the journal names none (C2003-2.2.1, TV-G-3, SPORT-D).
     rounds: tuple[RoundSpec, ...]
     choice: ChoiceOrder = ChoiceOrder.FREE
+    #: The themes' order on the board (TV-H-2001-09: alphabetical). The journal's
+    #: theme numbers stay the package's; ``svoyak package inspect --date`` checks
+    #: that a package holds them in this order (docs/rules.md TV-H-2001-09-D1).
+    theme_order: ThemeOrder = ThemeOrder.PACKAGE
     #: The stake question / auction (C2003-2.4.6, TV-S-AUC-*); None: the system has none.
     stake: BiddingRules | None = None
     #: A.4: time to think on a stake question (C2003 10 s; TV 5 s).
@@ -307,7 +311,9 @@ TV_MODERN = RuleSystem(
     shootout_prices=(100, 200, 300, 400, 500),
     first_chooser=FirstChooserRule.CENTRAL_TABLE,
     round_tie_break=TieBreak.YOUNGEST,
+    theme_order=ThemeOrder.ALPHABETICAL,
     citations={
+        "theme_order": "TV-H-2001-09",
         "first_chooser": "TV-G-4 (since Sep 2001: the central table)",
         "round_tie_break": "TV-G-4 (DEFAULT rounds 2–3)",
         "stake": "TV-S-AUC-1..5, TV-H-2002-04",

@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
+from rules.board import ThemeOrder, board_order
 from rules.packages.demo import BUILTIN_DEMO
 from rules.packages.model import (
     CatAnnounce,
@@ -196,6 +197,7 @@ def era_check(package: Package, day: datetime.date) -> tuple[str, list[str]]:
 
     system = tv_rules_for(day)
     value_problems = cat_value_problems(package) if _cat_value_fixed(system.cat) else []
+    value_problems += theme_order_problems(package, system.theme_order)
     era = era_counts(day)
     if era is None:
         return f"{day}: the sources give no special-question counts for that date", value_problems
@@ -231,6 +233,26 @@ def cat_value_problems(package: Package) -> list[str]:
                         f"{question.price}: the cat's value is its cell's own price; "
                         "from Sep 1996 the editors' values differ from it (TV-S-CAT-4-D1)"
                     )
+    return problems
+
+
+def theme_order_problems(package: Package, order: ThemeOrder) -> list[str]:
+    """The main rounds whose themes do not stand in ``order`` (TV-H-2001-09-D1).
+
+    Seed 002, Sep 2001: «темы в алфавитном порядке». The board shows the
+    package's themes in the package's order (the journal numbers them so),
+    so a package for a game of that era should hold them alphabetically.
+    """
+    problems: list[str] = []
+    for number, game_round in enumerate(package.main_rounds, 1):
+        names = tuple(theme.name for theme in game_round.themes)
+        wanted = board_order(names, order)
+        if list(wanted) != sorted(wanted):
+            listed = ", ".join(f"«{_one_line(names[n - 1])}»" for n in wanted)
+            problems.append(
+                f"round {number}: the themes are not in alphabetical order; "
+                f"TV-H-2001-09 had them so: {listed}"
+            )
     return problems
 
 

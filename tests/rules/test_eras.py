@@ -321,6 +321,7 @@ def test_TV_H_2001_09_three_rounds_auction_from_100_final_of_7_themes() -> None:
         "first_chooser",
         "round_warning_ns",
         "cat.value_step",
+        "theme_order",  # «темы в алфавитном порядке»
     }
     # TV-G-4: the youngest chose first until the grandmaster's central table (2001).
     assert before.first_chooser is FirstChooserRule.YOUNGEST

@@ -1,0 +1,122 @@
+"""TV-H-2001-09: «темы в алфавитном порядке» — the board's themes by era (issue 37).
+
+Seed 002, Sep 2001: the themes stand on the board in alphabetical order. The
+order is data of the era (``RuleSystem.theme_order``, the TV-H-2001-09 row of
+``rules/eras.py``); the journal's theme numbers stay the package's, so
+``svoyak package inspect --date`` checks that a package for such a game holds
+its themes alphabetically (TV-H-2001-09-D1) and lists the order it should
+have. Before Sep 2001, and in the championship, the package's order stands.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rules.board import ThemeOrder, board_order, theme_sort_key
+from rules.eras import tv_rules_for
+from rules.profiles import CHAMPIONSHIP_2003, TV_1994, TV_MODERN
+from tests.support.paths import REPO
+
+
+def svoyak(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "buzzer.cli", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("day", "order"),
+    [
+        ("1994-04-14", ThemeOrder.PACKAGE),
+        ("2001-09-15", ThemeOrder.PACKAGE),
+        ("2001-09-16", ThemeOrder.ALPHABETICAL),
+        ("2004-03-15", ThemeOrder.ALPHABETICAL),
+        ("2010-01-01", ThemeOrder.ALPHABETICAL),
+    ],
+)
+def test_TV_H_2001_09_the_board_order_is_the_era_s(day: str, order: ThemeOrder) -> None:
+    assert tv_rules_for(datetime.date.fromisoformat(day)).theme_order is order
+
+
+def test_TV_H_2001_09_the_rule_systems_say_their_order() -> None:
+    assert TV_MODERN.theme_order is ThemeOrder.ALPHABETICAL
+    assert TV_MODERN.citations["theme_order"] == "TV-H-2001-09"
+    assert CHAMPIONSHIP_2003.theme_order is ThemeOrder.PACKAGE
+    assert TV_1994.theme_order is ThemeOrder.PACKAGE
+    shown = svoyak("rules", "tv-modern").stdout
+    assert any(
+        line.split()[:2] == ["theme_order", "alphabetical"] and line.endswith("TV-H-2001-09")
+        for line in shown.splitlines()
+    ), shown
+
+
+def test_TV_H_2001_09_D1_the_alphabet_ignores_case_quotes_and_reads_yo_as_ye() -> None:
+    themes = ("Ёлки", "авиация", "«Бег»", "ель", "Жюль Верн")
+    assert board_order(themes, ThemeOrder.ALPHABETICAL) == (2, 3, 1, 4, 5)
+    assert board_order(themes, ThemeOrder.PACKAGE) == (1, 2, 3, 4, 5)
+    assert theme_sort_key("«Бег»") == "бег»"
+    # equal names keep their order
+    assert board_order(("Б", "А", "б"), ThemeOrder.ALPHABETICAL) == (2, 1, 3)
+
+
+def package(path: Path, themes: list[str]) -> Path:
+    def rnd(step: int) -> dict[str, Any]:
+        return {
+            "name": f"R{step}",
+            "themes": [
+                {
+                    "name": name,
+                    "questions": [
+                        {"price": step * p, "text": "Q", "answer": "A"} for p in range(1, 6)
+                    ],
+                }
+                for name in themes
+            ],
+        }
+
+    data = {
+        "format": "svoyak-package",
+        "version": 1,
+        "name": "alphabet",
+        "rounds": [rnd(100), rnd(200), rnd(300)],
+    }
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def theme_problems(done: subprocess.CompletedProcess[str]) -> list[str]:
+    return [p for p in json.loads(done.stdout)["era_check"]["problems"] if "alphabetical" in p]
+
+
+def test_TV_H_2001_09_D1_package_inspect_lists_a_round_out_of_alphabetical_order(
+    tmp_path: Path,
+) -> None:
+    path = package(tmp_path / "p.json", ["Кино", "Авиация", "«Бег»"])
+    done = svoyak("package", "inspect", str(path), "--json", "--date", "2002-05-01")
+    assert done.returncode == 1
+    wanted = "TV-H-2001-09 had them so: «Авиация», «Бег», «Кино»"
+    assert theme_problems(done) == [
+        f"round {n}: the themes are not in alphabetical order; {wanted.replace('«Бег»', '««Бег»»')}"
+        for n in (1, 2, 3)
+    ]
+    # before Sep 2001 the package's order stands: nothing said about it
+    early = svoyak("package", "inspect", str(path), "--json", "--date", "2001-09-15")
+    assert theme_problems(early) == []
+
+
+def test_TV_H_2001_09_D1_themes_in_alphabetical_order_fit(tmp_path: Path) -> None:
+    path = package(tmp_path / "p.json", ["Авиация", "«Бег»", "ёлки", "Кино"])
+    done = svoyak("package", "inspect", str(path), "--json", "--date", "2002-05-01")
+    assert theme_problems(done) == []
