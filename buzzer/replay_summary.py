@@ -104,6 +104,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "scores": "  счёт: {scores}",
         "chooser": "; выбирает {name}",
         "correction": "  поправка: {name} {delta} ({reason}) → {score}",
+        "substitute": "Замена (место {seat}): {new} вместо {old}, счёт {score} остаётся",
         "objection": "  апелляция принята: {name} {delta} → {score}",
         "undone": "  отменена команда строки {line}",
         "undone_score": "  после отмены: {name} {delta} → {score}",
@@ -213,6 +214,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "scores": "  scores: {scores}",
         "chooser": "; {name} chooses",
         "correction": "  correction: {name} {delta} ({reason}) → {score}",
+        "substitute": "Substitute (seat {seat}): {new} for {old}, keeping the score {score}",
         "objection": "  objection accepted: {name} {delta} → {score}",
         "undone": "  host command on line {line} undone",
         "undone_score": "  after the undo: {name} {delta} → {score}",
@@ -747,6 +749,13 @@ class _Writer:
     def on_correction(self, r: Record) -> None:
         self.adjusting = "correction"
         self.reason = " ".join(str(r.get("reason", "")).split()) or "—"
+
+    def on_substitute(self, r: Record) -> None:
+        """SER-CC1-SUB: the seat's new player is named from here on."""
+        seat = r["seat"]
+        score = _number(self.scores.get(seat, 0))
+        self.say("substitute", seat=seat, new=r["in"], old=r["out"], score=score)
+        self.names[seat] = r["in"]
 
     def on_objection(self, r: Record) -> None:
         self.adjusting = "objection"

@@ -49,6 +49,7 @@ from buzzer.arbiter.events import (
     ReadingStart,
     Resume,
     Select,
+    Substitute,
     Timeout,
 )
 from buzzer.arbiter.machine import PAUSED, Arbiter, Phase, SequenceError
@@ -132,6 +133,8 @@ class Game(FinalRound):
         self.setup = setup
         self.rules = setup.rules
         self.seats = len(setup.players)
+        #: Who sits at each seat now (SER-CC1-SUB: a substitute takes a seat's name).
+        self.names: list[str] = list(setup.players)
         self.scores: dict[int, int] = dict.fromkeys(
             range(1, self.seats + 1), setup.rules.start_score
         )
@@ -524,7 +527,7 @@ class Game(FinalRound):
         shootout = self.shootout
         return {
             "rules": self.rules.id,
-            "players": list(self.setup.players),
+            "players": list(self.names),
             "stage": self.stage.value,
             "round": board.round_index + 1,
             "round_name": board.current.name,
@@ -720,6 +723,38 @@ class Game(FinalRound):
             )
         )
         self._add(item.t, item.seat, item.delta, out)
+
+    def _on_substitute(self, item: Substitute, out: list[Decision]) -> None:
+        """SER-CC1-SUB (seed 002, June 2002): a grandmaster may be replaced before
+        round 3. Between round 2's end and round 3's first select, another player
+        takes the seat and plays on with its score; the journal's note names both.
+        DEFAULT: in any game with a third round (the host knows the format)."""
+        board = self.board
+        if len(board.rounds) < 3:
+            raise SequenceError(
+                f"a substitute comes in before round 3 (SER-CC1-SUB): this game has "
+                f"{len(board.rounds)} round(s)"
+            )
+        between = (
+            self.stage is Stage.BOARD
+            and self.shootout is None
+            and board.round_index == 1
+            and board.round_done
+        )
+        if not between:
+            raise SequenceError(
+                "a substitute comes in only between round 2 and round 3, before round 3's "
+                f"first question (SER-CC1-SUB): now it is round {board.round_index + 1}, "
+                f"{self.stage.value}"
+            )
+        name = " ".join(item.name.split())
+        old = self.names[item.seat - 1]
+        if not name:
+            raise SequenceError("the substitute's name is empty")
+        if name in self.names:
+            raise SequenceError(f"{name} already plays at seat {self.names.index(name) + 1}")
+        self.names[item.seat - 1] = name
+        out.append(Note(item.t, "substitute", (("seat", item.seat), ("out", old), ("in", name))))
 
     def _on_objection(self, item: Objection, out: list[Decision]) -> None:
         """TOUR-3.7 DEFAULT: an accepted objection turns that seat's −v into +v; the

@@ -333,6 +333,19 @@ class Objection(HostInput):
 
 
 @dataclass(slots=True, frozen=True)
+class Substitute(HostInput):
+    """Another player takes ``seat`` before round 3, keeping its score (SER-CC1-SUB:
+    the June 2002 grandmaster change); the journal names both players."""
+
+    t: int
+    seat: Seat
+    name: Annotated[str, Text(100, api_min=1)]
+    ref: int = 0
+    TYPE: ClassVar[str] = "substitute"
+    SPEC: ClassVar[Spec] = Spec(context=("stage", "round", "players"), while_paused=ALLOWED)
+
+
+@dataclass(slots=True, frozen=True)
 class Undo(HostInput):
     """Undo the host command journaled as line ``line`` (history is not rewritten:
     the undo is itself an input, and the state is rebuilt without that command)."""

@@ -373,6 +373,14 @@ def _explain(command: dict[str, Any], snap: GameSnapshot) -> tuple[str, str]:
                 f"{name(snap, seat)} does not play the final.",
             )
         return "", ""
+    if kind == "substitute":
+        # SER-CC1-SUB: between round 2 and round 3 only
+        return (
+            "Замена игрока — только перед третьим раундом: когда второй раунд сыгран и "
+            "вопрос третьего ещё не выбран, и под именем, которого нет за другим столом.",
+            "A player is substituted only before round 3: once round 2 is over and before "
+            "round 3's first question is chosen, under a name no other seat has.",
+        )
     if kind == "objection":
         return (
             "Апелляцию можно принять только после вопроса, где этот игрок ответил неверно, "
