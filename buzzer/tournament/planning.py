@@ -20,6 +20,7 @@ from typing import Any
 from buzzer.errors import SvoyakError
 from buzzer.tournament.errors import TournamentError
 from buzzer.tournament.records import DrawRecord
+from buzzer.tournament.series import lot_reproduces
 from rules.tournament.advancement import GameResult, advance
 from rules.tournament.draw import Entrant, draw_games
 from rules.tournament.qualifier import QualifierScore, rank_qualifier
@@ -377,6 +378,8 @@ def reproduces(record: DrawRecord) -> bool | None:
 
     None for entries that involve no lot (qualifier rankings, shootouts).
     """
+    if record.kind == "fobs":  # SER-CAR04-2 / SER-CAR08-2: a series' fob lot
+        return lot_reproduces(record.input, record.outcome)
     if record.seed is None or record.kind not in ("stage", "superfinal"):
         return None
     rng = draw_rng(record.seed, record.kind, record.age_group, record.stage)

@@ -22,8 +22,12 @@ Added in place on open: ``stages.kind`` (``'stage'`` or ``'superfinal'``),
 its seed, input and outcome), ``qualifier`` (Blue and Red written points,
 TOUR-2.9), ``overrides`` (TOUR-1.9, with the committee's reason),
 ``game_rooms`` (which room plays which game: only that room may report it)
-and ``room_reports`` (which room reported which game, written in the
-result's own transaction).
+``room_reports`` (which room reported which game, written in the
+result's own transaction), and the TV series (docs/tournament.md#series-formats):
+``series`` (its format and seed), ``series_entrants`` (members and
+challengers in order) and ``series_events`` (each result and decision in
+order; the standings and the next game are folded from them by
+:mod:`buzzer.tournament.series`, and a fob lot is journaled in ``draws``).
 """
 
 from __future__ import annotations
@@ -66,6 +70,14 @@ from buzzer.tournament.results import (
     final_result,
     journal_header,
 )
+from buzzer.tournament.series import (
+    SeriesRecord,
+    fold,
+    lot_note,
+    new_lots,
+    series_format,
+)
+from buzzer.tournament.series import row_of as series_row
 from buzzer.tournament.standings import (
     PlayerStanding,
     game_points,
@@ -82,6 +94,8 @@ from rules.tournament.registration import (
     age_group,
     register,
 )
+from rules.tournament.series_play import Event as SeriesEvent
+from rules.tournament.series_play import SeriesView
 from rules.tournament.team_points import TeamStanding
 
 SCHEMA_VERSION = 1
@@ -174,11 +188,42 @@ CREATE TABLE IF NOT EXISTS room_reports (
     game_id  INTEGER PRIMARY KEY,
     room     TEXT NOT NULL,
     received TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS series (
+    id      INTEGER PRIMARY KEY,
+    format  TEXT NOT NULL,
+    seed    INTEGER NOT NULL,
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS series_entrants (
+    series_id INTEGER NOT NULL REFERENCES series(id),
+    position  INTEGER NOT NULL,
+    name      TEXT NOT NULL,
+    member    INTEGER NOT NULL,
+    PRIMARY KEY (series_id, name)
+);
+CREATE TABLE IF NOT EXISTS series_events (
+    id        INTEGER PRIMARY KEY,
+    series_id INTEGER NOT NULL REFERENCES series(id),
+    kind      TEXT NOT NULL,
+    data      TEXT NOT NULL,
+    at        TEXT NOT NULL
 )
 """
 
 #: The tables ``_EXTRA`` adds.
-_EXTRA_TABLES = frozenset({"draws", "qualifier", "overrides", "game_rooms", "room_reports"})
+_EXTRA_TABLES = frozenset(
+    {
+        "draws",
+        "qualifier",
+        "overrides",
+        "game_rooms",
+        "room_reports",
+        "series",
+        "series_entrants",
+        "series_events",
+    }
+)
 
 #: A room's name: what ``svoyak tournament-server token`` and the rooms' URLs use.
 ROOM_PATTERN = re.compile(r"^[\w][\w.-]{0,63}$")
@@ -896,6 +941,103 @@ class TournamentStore:
         """
         registry = register(self.players(), self.cutoff)
         return team_table(registry, self.games(), self.seat_results(), self.qualifier_scores())
+
+    # TV series (docs/tournament.md#series-formats) ---------------------------------------
+
+    def create_series(
+        self, format_id: str, seed: int, members: Sequence[str], challengers: Sequence[str]
+    ) -> SeriesRecord:
+        """A new series; refused (nothing written) if its entrants do not fit the format."""
+        series_format(format_id)
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO series (format, seed, created) VALUES (?, ?, ?)",
+                (format_id, seed, _now()),
+            )
+            series_id = int(cursor.lastrowid or 0)
+            self._insert_entrants(db, series_id, members, member=True)
+            self._insert_entrants(db, series_id, challengers, member=False)
+            record = self.series(series_id)
+            fold(record)  # the format's refusal (members' count, a name twice) rolls it back
+        return record
+
+    @staticmethod
+    def _insert_entrants(
+        db: sqlite3.Connection, series_id: int, names: Sequence[str], *, member: bool
+    ) -> None:
+        for name in names:
+            if not name.strip():
+                raise TournamentError("a player's name must not be empty")
+            position = db.execute(
+                "SELECT COUNT(*) FROM series_entrants WHERE series_id = ?", (series_id,)
+            ).fetchone()[0]
+            try:
+                db.execute(
+                    "INSERT INTO series_entrants (series_id, position, name, member) "
+                    "VALUES (?, ?, ?, ?)",
+                    (series_id, position, name, int(member)),
+                )
+            except sqlite3.IntegrityError:
+                raise TournamentError(f"{name} is already in series {series_id}") from None
+
+    def series(self, series_id: int) -> SeriesRecord:
+        row = self._db.execute(
+            "SELECT format, seed FROM series WHERE id = ?", (series_id,)
+        ).fetchone()
+        if row is None:
+            raise TournamentError(
+                f"no series {series_id} in this tournament "
+                "(`svoyak tournament series list DB` lists them)"
+            )
+        entrants = self._db.execute(
+            "SELECT name, member FROM series_entrants WHERE series_id = ? ORDER BY position",
+            (series_id,),
+        ).fetchall()
+        events = tuple(
+            (str(kind), json.loads(data))
+            for kind, data in self._db.execute(
+                "SELECT kind, data FROM series_events WHERE series_id = ? ORDER BY id",
+                (series_id,),
+            )
+        )
+        return SeriesRecord(
+            series_id,
+            str(row[0]),
+            int(row[1]),
+            tuple(n for n, m in entrants if m),
+            tuple(n for n, m in entrants if not m),
+            events,
+        )
+
+    def all_series(self) -> tuple[SeriesRecord, ...]:
+        return tuple(
+            self.series(int(r[0])) for r in self._db.execute("SELECT id FROM series ORDER BY id")
+        )
+
+    def add_challengers(self, series_id: int, names: Sequence[str]) -> SeriesView:
+        with self.transaction() as db:
+            self.series(series_id)
+            self._insert_entrants(db, series_id, names, member=False)
+            return fold(self.series(series_id))
+
+    def add_series_event(self, series_id: int, event: SeriesEvent) -> tuple[SeriesView, SeriesView]:
+        """Apply one event (checked by the fold first: a refusal writes nothing); the views
+        before and after it. A fob lot it draws is journaled in ``draws`` with its seed."""
+        with self.transaction() as db:
+            record = self.series(series_id)
+            before = fold(record)
+            after = fold(record, [event])
+            kind, data = series_row(event)
+            db.execute(
+                "INSERT INTO series_events (series_id, kind, data, at) VALUES (?, ?, ?, ?)",
+                (series_id, kind, json.dumps(data, ensure_ascii=False), _now()),
+            )
+            for lot in new_lots(before, after):
+                lot_input, outcome = lot_note(series_id, lot)
+                self._journal(
+                    db, DrawNote("fobs", None, None, lot_input, outcome), None, record.seed
+                )
+        return before, after
 
 
 def record_game_result(

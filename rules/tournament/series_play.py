@@ -375,9 +375,9 @@ class _Ladder(_Run):
         fresh = self.newcomers(self.fmt.per_game - len(seats))
         if fresh is None:
             return None
-        label = f"game {number}"
+        label = "three new players"
         if self.champion:
-            label += f": {self.champion} defends {self.streak} win(s), bank {self.bank}"
+            label = f"{self.champion} defends {self.streak} win(s), bank {self.bank}"
         return NextGame(number, label, tuple(seats + fresh))
 
     @property
