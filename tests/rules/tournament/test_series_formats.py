@@ -18,6 +18,7 @@ from rules.tournament.series_play import (
     CloseLadder,
     Decision,
     Event,
+    Pick,
     Played,
     SeriesError,
     SeriesView,
@@ -273,3 +274,212 @@ def test_ser_fob_lot_is_reproducible_from_its_seed() -> None:
     assert a == fob_lot("7:fobs:1", "Аня", 30, 3)
     assert sorted(a.order) == list(range(1, 31)) and 1 <= a.key <= 30
     assert a.checked == a.order[:3]
+
+
+# -- SER-CC1: the Challenge Cup of 2001–02, a team of seven ----------------------------------
+
+TEAM = [f"G{i}" for i in range(1, 8)]
+
+
+def test_ser_cc1_2_a_member_who_loses_leaves_the_team_shrinks() -> None:
+    s = Series("challenge-cup-2001", TEAM, POOL)
+    game = s.view.next
+    assert game is not None and game.players == ("G1", "C001", "C002")
+    assert game.label == "game 1 of 50"
+    s.win(2)
+    assert s.view.seats[0] == "" and "game 1: C001 beats G1, who leaves the team" in s.view.notes
+    assert next(r for r in s.view.standings if r.name == "C001").prize == "the challenger's prize"
+    game = s.view.next
+    assert game is not None and game.players[0] == "G2"  # SER-CC1-D1: the next member in turn
+    s.win(1)
+    game = s.view.next
+    assert game is not None and game.players[0] == "G3"
+
+
+def test_ser_cc1_the_challengers_win_when_the_team_is_out() -> None:
+    s = Series("challenge-cup-2001", TEAM, POOL)
+    for _ in range(7):
+        s.win(2)
+    assert s.view.over == "the team is out after game 7: the challengers win"
+    assert s.view.next is None
+
+
+def test_ser_cc1_3_the_team_wins_early_when_more_members_than_games_are_left() -> None:
+    """«после 48-й игры в команде осталось три человека, и победа была одержана досрочно»."""
+    s = Series("challenge-cup-2001", TEAM, POOL)
+    for k in range(48):
+        s.win(2 if k < 4 else 1)  # four members lose, three remain
+    assert s.view.over == "the team wins (3 member(s) left after game 48)"
+    assert {r.name for r in s.view.standings if r.prize == "the team's prize"} == {"G5", "G6", "G7"}
+
+
+# -- SER-CC4: the Challenge Cup of 2003, the lodge of nine ------------------------------------
+
+LODGE = [f"L{i}" for i in range(1, 10)]
+
+
+def test_ser_cc4_circles_revenge_ladder_and_the_carried_final() -> None:
+    s = Series("challenge-cup-2003", LODGE, POOL)
+    game = s.view.next
+    assert game is not None and game.label == "circle 1, seat 1"
+    s.win(2)  # C001 takes L1's seat in circle 1
+    for _ in range(8 * 9 - 1):  # the members win the rest of circles 1..8
+        s.win(1)
+    game = s.view.next
+    assert game is not None and game.label == "circle 9, seat 1 (revenge)"
+    assert game.players == ("C001", "L1", POOL[72 * 2])  # the fallen L1 first
+    s.win(2)  # L1 wins his seat back (SER-CC4-3)
+    assert s.view.seats[0] == "L1"
+    for _ in range(8):
+        s.win(1)
+    # the ladder final from the 9th place up (SER-CC4-4)
+    ranked = [r.name for r in s.view.standings]  # the view ranks by wins, winnings
+    ladder = s.view.notes[-1].removeprefix("the lodge by winnings: ").split(", ")
+    assert len(ladder) == 9 and set(ladder) == set(s.view.seats)
+    assert ranked  # a table is shown
+    game = s.view.next
+    assert game is not None and game.players == tuple(ladder[6:])
+    for joiner in range(5, 0, -1):
+        s.win(1)
+        game = s.view.next
+        assert game is not None and ladder[joiner] in game.players
+    s.win(1)
+    final = s.view.next
+    assert final is not None and final.label == "final, game 1 of 3" and ladder[0] in final.players
+    assert final.start_scores is None
+    s.add(Played(final.players, (1000, 2000, -500), 2))
+    second = s.view.next
+    assert second is not None and second.start_scores == (1000, 2000, -500)  # SER-CARRY
+    s.add(Played(second.players, (4000, 2500, -500), 1))
+    third = s.view.next
+    assert third is not None and third.start_scores == (4000, 2500, -500)
+    s.add(Played(third.players, (4100, 6000, 0), 2))
+    assert s.view.over == f"{third.players[1]} wins the main prize (final of 3 games)"
+
+
+# -- SER-CAR04, SER-CAR08: the fob Car Cups -----------------------------------------------------
+
+
+def test_ser_car04_stopping_checks_the_fobs_of_the_wins_and_the_bought_ones() -> None:
+    s = Series("car-cup-2004", [], POOL, seed=3)
+    s.win(1, {"C001": 30_000})
+    s.add(Decision("C001", stop=False))
+    s.win(1, {"C001": 20_000})
+    s.add(Decision("C001", stop=True, buy=2))  # 3 fobs for two wins, 2 bought for 20 000
+    (lot,) = s.view.lots
+    assert lot.opened == 5 and lot.fobs == 30 and lot.seed == "3:fobs:1"
+    row = next(r for r in s.view.standings if r.name == "C001")
+    assert row.took == 30_000 and row.prize == ("the car" if lot.found else "")
+
+
+def test_ser_car04_4_a_loss_loses_everything_no_fobs() -> None:
+    s = Series("car-cup-2004", [], POOL)
+    s.win(1, {"C001": 30_000})
+    s.add(Decision("C001", stop=False))
+    s.win(2)
+    row = next(r for r in s.view.standings if r.name == "C001")
+    assert row.took == 0 and row.bank == 0 and not s.view.lots
+
+
+def test_ser_car04_3_fobs_cost_from_the_bank() -> None:
+    s = Series("car-cup-2004", [], POOL)
+    s.win(1, {"C001": 15_000})
+    with pytest.raises(SeriesError, match="2 extra fob\\(s\\) cost 20000, the bank is 15000"):
+        s.add(Decision("C001", stop=True, buy=2))
+
+
+def test_ser_car08_fobs_after_every_win_the_key_ends_the_run() -> None:
+    for seed in range(30):
+        s = Series("car-cup-2008", [], POOL, seed=seed)
+        wins = 0
+        while (s.view.next is not None and s.view.next.players[0] == "C001") or wins == 0:
+            s.win("C001", {"C001": 1000})
+            wins += 1
+            if next(r for r in s.view.standings if r.name == "C001").prize:
+                break
+        row = next(r for r in s.view.standings if r.name == "C001")
+        assert row.prize == "the car" and wins <= 7  # SER-CAR08-2: 22 fobs after the 7th win
+        assert row.took == 1000 * wins
+        assert [lot.opened for lot in s.view.lots] == [
+            fobs_after(k, 22) for k in range(1, wins + 1)
+        ]
+
+
+def test_ser_car08_3_a_loss_keeps_the_money() -> None:
+    s = Series("car-cup-2008", [], POOL, seed=1)
+    s.win("C001", {"C001": 1000})
+    if s.view.next is None or s.view.next.players[0] != "C001":
+        pytest.skip("the key on the first fob")
+    s.win(2)
+    row = next(r for r in s.view.standings if r.name == "C001")
+    assert row.took == 1000 and row.bank == 0
+
+
+# -- SER-COMB: the Combined Cup of 2005 ----------------------------------------------------------
+
+
+def test_ser_comb_the_pool_grows_and_the_nine_best_play_the_finals() -> None:
+    s = Series("combined-cup-2005", [], POOL)
+    total = 0
+    for k in range(10):
+        game = s.view.next
+        assert game is not None
+        winner = (
+            game.players[1]
+            if game.players[0] in {r.name for r in s.view.standings if r.role == "champion"}
+            else game.players[0]
+        )
+        s.win(winner, {winner: 100 * (k + 1)})
+        total += 100 * (k + 1)
+        s.add(Decision(winner, stop=False))
+    assert s.view.pool == total  # SER-COMB-2
+    s.add(CloseLadder())
+    ranked = s.view.notes[-1].removeprefix("the finals: ").split(", ")
+    assert len(ranked) == 9
+    for _ in range(3):
+        s.win(1)
+    final = s.view.next
+    assert final is not None and final.label == "final"
+    s.win(3)
+    assert s.view.over == f"{final.players[2]} wins the prize of {total}"
+
+
+# -- SER-JUB: the Jubilee Games of 2004 -----------------------------------------------------------
+
+
+def test_ser_jub_27_through_the_stages_with_the_committees_pick() -> None:
+    s = Series("jubilee-2004", [], POOL[:27], seed=2004)
+    labels = []
+    for _ in range(9 + 6):
+        assert s.view.next is not None
+        labels.append(s.view.next.label)
+        s.win(1)
+    assert labels[0] == "1/9 1" and labels[9] == "1/6 1"
+    for _ in range(4 * 2):  # paired games: 12 → 8
+        s.win(1)
+    assert s.view.next is None and s.view.waiting is not None and "series pick" in s.view.waiting
+    out = [r.name for r in s.view.standings if r.role == "out"]
+    with pytest.raises(SeriesError, match="is not a player who is out"):
+        s.add(Pick(next(r.name for r in s.view.standings if r.role == "in")))
+    s.add(Pick(out[0]))  # SER-JUB-3
+    for _ in range(3 * 2):
+        s.win(1)
+    semis = s.view.next
+    assert semis is not None and semis.label == "semi-final 1, game 1 of 2"
+    for _ in range(2 * 2):
+        s.win(1)
+    final = s.view.next
+    assert final is not None and final.label == "final, game 1 of 4"
+    for g in range(4):
+        game = s.view.next
+        assert game is not None and game.label == f"final, game {g + 1} of 4"
+        assert (game.start_scores is None) == (g == 0)
+        s.win(2)
+    assert s.view.over is not None and s.view.over.startswith(f"{final.players[1]} wins")
+
+
+def test_ser_jub_the_groups_are_a_seeded_lot() -> None:
+    a = Series("jubilee-2004", [], POOL[:27], seed=1).view.next
+    b = Series("jubilee-2004", [], POOL[:27], seed=1).view.next
+    c = Series("jubilee-2004", [], POOL[:27], seed=2).view.next
+    assert a == b and a != c
