@@ -25,6 +25,7 @@ SAMPLES = [
     ev.Tick(11 * S),
     ev.Bid(12 * S, 1, 500),
     ev.Pass(13 * S, 2),
+    ev.BidderPick(13 * S, 3),  # TV-S-AUC-3
     ev.CatGive(14 * S, 3),
     ev.CatPrice(15 * S, 1000),
     ev.BonusReply(15 * S, True),
@@ -36,6 +37,7 @@ SAMPLES = [
     ev.FinalJudge(18 * S, False, 2),
     ev.Correction(19 * S, 2, -40, "ошибка счёта"),
     ev.Objection(20 * S, 1),
+    ev.Substitute(20 * S, 2, "Друзь"),  # SER-CC1-SUB
     ev.Undo(21 * S, 7),
     ev.Fault(22 * S, "pico", False, "watermark 120 ms behind the clock"),
     ev.Fault(23 * S, "gpio", True),
