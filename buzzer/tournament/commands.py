@@ -437,15 +437,33 @@ def _cmd_series_formats(args: argparse.Namespace) -> int:
 
 
 def _cmd_series_new(args: argparse.Namespace) -> int:
+    import json
+
     from buzzer.tournament.errors import TournamentError
-    from buzzer.tournament.series import fold
+    from buzzer.tournament.series import SeriesFile, fold, read_series_file
     from buzzer.tournament.store import TournamentStore
 
     seed = args.seed if args.seed is not None else 0
     try:
+        if args.from_file is not None:
+            try:
+                with open(args.from_file, encoding="utf-8") as handle:
+                    given = read_series_file(json.load(handle))
+            except OSError as exc:
+                raise TournamentError(f"cannot read {args.from_file}: {exc.strerror}") from None
+            except (ValueError, RecursionError):
+                raise TournamentError(f"{args.from_file} is not JSON") from None
+            if args.format not in (None, given.format):
+                raise TournamentError(f"{args.from_file} is a {given.format} series")
+        else:
+            if args.format is None:
+                raise TournamentError("name the format (`series formats`) or give --from FILE")
+            given = SeriesFile(
+                args.format, seed, tuple(_names(args.members)), tuple(_names(args.challengers)), ()
+            )
         with TournamentStore(args.db) as store:
             record = store.create_series(
-                args.format, seed, _names(args.members), _names(args.challengers)
+                given.format, given.seed, given.members, given.challengers, given.events
             )
             view = fold(record)
     except TournamentError as exc:
@@ -590,7 +608,15 @@ def _add_series_commands(actions: Any) -> None:
     step("formats", "list the series formats", _cmd_series_formats, numbered=False)
     step("list", "list the tournament's series", _cmd_series_list, numbered=False)
     new = step("new", "start a series; prints its first game", _cmd_series_new, numbered=False)
-    new.add_argument("format", help="the format's id (`series formats`)")
+    new.add_argument("format", nargs="?", default=None, help="the format's id (`series formats`)")
+    new.add_argument(
+        "--from",
+        dest="from_file",
+        default=None,
+        metavar="SERIES.json",
+        help="a series file: its format, seed, entrants and the events played "
+        "(examples/series/); each event is checked, and the lots journaled",
+    )
     new.add_argument(
         "--members",
         default="",

@@ -47,6 +47,61 @@ class SeriesRecord:
     events: tuple[tuple[str, Mapping[str, Any]], ...]
 
 
+@dataclass(frozen=True, slots=True)
+class SeriesFile:
+    """A series file (``examples/series/*.json``): a format, its entrants and events."""
+
+    format: str
+    seed: int
+    members: tuple[str, ...]
+    challengers: tuple[str, ...]
+    events: tuple[Event, ...]
+
+
+def read_series_file(data: Any) -> SeriesFile:
+    """A series file's JSON, checked: a TournamentError says what is wrong."""
+
+    def names(key: str) -> tuple[str, ...]:
+        value = data.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(n, str) and n for n in value):
+            raise TournamentError(f"the series file's {key!r} must be a list of names")
+        return tuple(value)
+
+    if not isinstance(data, dict) or not isinstance(data.get("format"), str):
+        raise TournamentError("a series file is a JSON object with its 'format'")
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or abs(seed) >= 2**63:
+        raise TournamentError("the series file's 'seed' must be a whole number")
+    rows = data.get("events", [])
+    if not isinstance(rows, list):
+        raise TournamentError("the series file's 'events' must be a list")
+    events = []
+    for number, row in enumerate(rows, 1):
+        try:
+            if not isinstance(row, dict):
+                raise TypeError
+            kind = row.get("type")
+            if kind == "played" and not (
+                all(isinstance(n, str) for n in row["players"])
+                and all(type(v) is int for v in row["scores"])
+                and (row["winner"] is None or type(row["winner"]) is int)
+            ):
+                raise TypeError
+            if kind == "decision" and not (
+                isinstance(row["name"], str)
+                and isinstance(row["stop"], bool)
+                and type(row.get("buy", 0)) is int
+            ):
+                raise TypeError
+            events.append(event_of(str(kind), row))
+        except (KeyError, TypeError, ValueError, SeriesError):
+            raise TournamentError(
+                f"the series file's event {number} is not a played, decision, pick or close "
+                "event (docs/tournament.md#series-formats)"
+            ) from None
+    return SeriesFile(data["format"], seed, names("members"), names("challengers"), tuple(events))
+
+
 def series_format(format_id: str) -> SeriesFormat:
     try:
         return find_format(format_id)
@@ -58,6 +113,8 @@ def event_of(kind: str, data: Mapping[str, Any]) -> Event:
     """A stored event row → the fold's event."""
     if kind == "played":
         return Played(tuple(data["players"]), tuple(data["scores"]), data["winner"])
+    if not isinstance(kind, str):
+        raise TournamentError("a series event has no type")
     if kind == "decision":
         return Decision(str(data["name"]), bool(data["stop"]), int(data.get("buy", 0)))
     if kind == "pick":
@@ -65,6 +122,12 @@ def event_of(kind: str, data: Mapping[str, Any]) -> Event:
     if kind == "close":
         return CloseLadder()
     raise TournamentError(f"unknown series event {kind!r} in the database")
+
+
+def file_row(event: Event) -> dict[str, Any]:
+    """An event as a series file's line: ``{"type": kind, …}``."""
+    kind, data = row_of(event)
+    return {"type": kind, **data}
 
 
 def row_of(event: Event) -> tuple[str, dict[str, Any]]:

@@ -945,9 +945,15 @@ class TournamentStore:
     # TV series (docs/tournament.md#series-formats) ---------------------------------------
 
     def create_series(
-        self, format_id: str, seed: int, members: Sequence[str], challengers: Sequence[str]
+        self,
+        format_id: str,
+        seed: int,
+        members: Sequence[str],
+        challengers: Sequence[str],
+        events: Sequence[SeriesEvent] = (),
     ) -> SeriesRecord:
-        """A new series; refused (nothing written) if its entrants do not fit the format."""
+        """A new series (with ``events`` already played: a series file); refused, nothing
+        written, if its entrants do not fit the format or an event does not fit."""
         series_format(format_id)
         with self.transaction() as db:
             cursor = db.execute(
@@ -957,8 +963,13 @@ class TournamentStore:
             series_id = int(cursor.lastrowid or 0)
             self._insert_entrants(db, series_id, members, member=True)
             self._insert_entrants(db, series_id, challengers, member=False)
+            fold(self.series(series_id))  # the format's refusal rolls it back
+            for number, event in enumerate(events, 1):
+                try:
+                    self._append_event(db, series_id, event)
+                except TournamentError as exc:
+                    raise TournamentError(f"event {number}: {exc}") from None
             record = self.series(series_id)
-            fold(record)  # the format's refusal (members' count, a name twice) rolls it back
         return record
 
     @staticmethod
@@ -1024,19 +1035,22 @@ class TournamentStore:
         """Apply one event (checked by the fold first: a refusal writes nothing); the views
         before and after it. A fob lot it draws is journaled in ``draws`` with its seed."""
         with self.transaction() as db:
-            record = self.series(series_id)
-            before = fold(record)
-            after = fold(record, [event])
-            kind, data = series_row(event)
-            db.execute(
-                "INSERT INTO series_events (series_id, kind, data, at) VALUES (?, ?, ?, ?)",
-                (series_id, kind, json.dumps(data, ensure_ascii=False), _now()),
-            )
-            for lot in new_lots(before, after):
-                lot_input, outcome = lot_note(series_id, lot)
-                self._journal(
-                    db, DrawNote("fobs", None, None, lot_input, outcome), None, record.seed
-                )
+            return self._append_event(db, series_id, event)
+
+    def _append_event(
+        self, db: sqlite3.Connection, series_id: int, event: SeriesEvent
+    ) -> tuple[SeriesView, SeriesView]:
+        record = self.series(series_id)
+        before = fold(record)
+        after = fold(record, [event])
+        kind, data = series_row(event)
+        db.execute(
+            "INSERT INTO series_events (series_id, kind, data, at) VALUES (?, ?, ?, ?)",
+            (series_id, kind, json.dumps(data, ensure_ascii=False), _now()),
+        )
+        for lot in new_lots(before, after):
+            lot_input, outcome = lot_note(series_id, lot)
+            self._journal(db, DrawNote("fobs", None, None, lot_input, outcome), None, record.seed)
         return before, after
 
 

@@ -187,6 +187,7 @@ CHALLENGE_CUP_2001 = SeriesFormat(
             "members": "SER-CC1-1",
             "seat_games": "SER-CC1-1",
             "replace_loser": "SER-CC1-2",
+            "early_win": "SER-CC1-3",
         }
     ),
 )
@@ -284,7 +285,15 @@ JUBILEE_2004 = SeriesFormat(
         BracketStage("semi-final", matches=2, games=2, advance=1, best_next=1),
         BracketStage("final", matches=1, games=4, advance=1),
     ),
-    citations=MappingProxyType({"stages": "SER-JUB-1", "games": "SER-JUB-2"}),
+    citations=MappingProxyType(
+        {
+            "stages": "SER-JUB-1",
+            "games": "SER-JUB-2",
+            "wildcards": "SER-JUB-3",
+            "best_next": "SER-JUB-4",
+            "groups": "SER-JUB-D1",
+        }
+    ),
 )
 
 #: Every series format, by id (``svoyak tournament series formats``).

@@ -197,3 +197,32 @@ def test_ser_carry_cli_a_paired_match_starts_from_the_carried_scores(
     out = ok("result", db, 1, journal(tmp_path / "p2.jsonl", header, right=2))
     assert "(paired 1/4 2, game 1 of 2)" in next_line(out)
     assert "header" in out and "start_scores" not in header_of(out)
+
+
+SERIES_FILES = sorted((REPO / "examples" / "series").glob("*.json"))
+
+
+def test_ser_there_is_an_example_series_file_per_format() -> None:
+    from rules.tournament.series import SERIES_FORMATS
+
+    assert {p.stem for p in SERIES_FILES} == set(SERIES_FORMATS)
+
+
+@pytest.mark.parametrize("path", SERIES_FILES, ids=[p.stem for p in SERIES_FILES])
+def test_ser_every_example_series_file_loads_through_the_cli(db: Path, path: Path) -> None:
+    out = ok("new", db, "--from", path)
+    data = json.loads(path.read_text("utf-8"))
+    played = sum(e["type"] == "played" for e in data["events"])
+    assert f"series 1  {data['format']}" in out and f"games played {played}" in out
+    assert "next: " in out or "over: " in out or "waiting: " in out
+
+
+def test_ser_a_series_file_with_a_wrong_event_writes_nothing(db: Path, tmp_path: Path) -> None:
+    data = json.loads((REPO / "examples" / "series" / "golden-dozen.json").read_text("utf-8"))
+    data["events"][3]["players"] = list(reversed(data["events"][3]["players"]))
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    assert "event 4: game 4 is" in refused("new", db, "--from", bad)
+    bad.write_text('{"format": "golden-dozen", "events": [{"type": "played"}]}', "utf-8")
+    assert "event 1 is not a played" in refused("new", db, "--from", bad)
+    assert ok("list", db) == ""

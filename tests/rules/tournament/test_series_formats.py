@@ -483,3 +483,14 @@ def test_ser_jub_the_groups_are_a_seeded_lot() -> None:
     b = Series("jubilee-2004", [], POOL[:27], seed=1).view.next
     c = Series("jubilee-2004", [], POOL[:27], seed=2).view.next
     assert a == b and a != c
+
+
+def test_ser_every_cited_rule_id_is_in_docs_tournament_md() -> None:
+    """A format's parameters cite rule IDs; docs/tournament.md says what each one is."""
+    from tests.support.paths import REPO
+
+    text = (REPO / "docs" / "tournament.md").read_text("utf-8")
+    for fmt in SERIES_FORMATS.values():
+        assert f"`{fmt.id}`" in text
+        for rule in fmt.citations.values():
+            assert rule in text, rule
