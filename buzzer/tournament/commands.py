@@ -199,10 +199,16 @@ def _cmd_draws(args: argparse.Namespace) -> int:
         return _fail("draws", exc)
     for record, check in zip(records, checks, strict=True):
         replay = {True: "replays", False: "DOES NOT REPLAY", None: "-"}[check]
+        if record.kind == "fobs":  # a series' fob lot (SER-CAR04-2, SER-CAR08-2)
+            where = (
+                f"series {record.input.get('series')}  {record.input.get('player')}  "
+                f"{record.input.get('opened')} of {record.input.get('fobs')} fobs"
+            )
+        else:
+            where = f"{record.age_group or 'all'}  stage {record.stage}"
         _say(
-            f"draw {record.id}  {record.at}  {record.kind}  {record.age_group or 'all'}  "
-            f"stage {record.stage}  seed {record.seed}  {replay}  "
-            + json.dumps(record.outcome, ensure_ascii=False)
+            f"draw {record.id}  {record.at}  {record.kind}  {where}  "
+            f"seed {record.seed}  {replay}  " + json.dumps(record.outcome, ensure_ascii=False)
         )
     for override in overrides:  # the committee's decisions belong to the same record
         _say(f"{_override_line(override)}  at {override.at}")

@@ -72,6 +72,8 @@ class SeriesFormat:
     keep_places: int = 1
     #: The best members who play an olympic bracket after the seat games (the Dozen's 9).
     olympic: int = 0
+    #: The cycle's champion also wins the sums of the cycle's 15 other winners (2006–07).
+    cycle_prize: bool = False
     #: The lodge's final: a ladder from the last place up, then a final of ``final_games``.
     ladder_final: bool = False
     final_games: int = 1
@@ -137,8 +139,8 @@ CAR_CUP_1994 = SeriesFormat(
 
 GOLDEN_DOZEN = SeriesFormat(
     id="golden-dozen",
-    title="Золотая Дюжина (1996—2000, 2006—2007)",
-    years="1996–2000, 2006–2007",
+    title="Золотая Дюжина (1996—2000)",
+    years="1996–2000",
     shape=Shape.SEATS,
     members=12,
     seat_games=12,
@@ -149,6 +151,26 @@ GOLDEN_DOZEN = SeriesFormat(
             "seat_games": "SER-GD-1",
             "replace_loser": "SER-GD-2",
             "olympic": "SER-GD-3",
+        }
+    ),
+)
+
+GOLDEN_DOZEN_2006 = SeriesFormat(
+    id="golden-dozen-2006",
+    title="Золотая Дюжина (2006—2007): приз — суммы победителей предыдущих 15 игр",
+    years="2006–2007",
+    shape=Shape.SEATS,
+    members=12,
+    seat_games=12,
+    olympic=9,
+    cycle_prize=True,
+    citations=MappingProxyType(
+        {
+            "members": "SER-GD-1",
+            "seat_games": "SER-GD-1",
+            "replace_loser": "SER-GD-2",
+            "olympic": "SER-GD-3",
+            "cycle_prize": "SER-GD-5",
         }
     ),
 )
@@ -304,6 +326,7 @@ SERIES_FORMATS: Mapping[str, SeriesFormat] = MappingProxyType(
             CAR_CUP_1994,
             GOLDEN_DOZEN,
             GOLDEN_DOZEN_PAIRS,
+            GOLDEN_DOZEN_2006,
             CHALLENGE_CUP_2001,
             CHALLENGE_CUP_2003,
             CAR_CUP_2004,

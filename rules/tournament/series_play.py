@@ -118,7 +118,7 @@ def fob_lot(seed: str, player: str, fobs: int, opened: int) -> FobLot:
     return FobLot(seed, player, fobs, key, tuple(order), min(opened, fobs))
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Standing:
     """One player's line in the series' table."""
 
@@ -137,6 +137,36 @@ class Standing:
     prize: str = ""
     #: Order of entry, for stable tables.
     entry: int = 0
+
+
+@dataclass(slots=True)
+class _Row:
+    """A :class:`Standing` while the fold counts it."""
+
+    name: str
+    role: str
+    games: int = 0
+    wins: int = 0
+    points: int = 0
+    winnings: int = 0
+    bank: int = 0
+    took: int = 0
+    prize: str = ""
+    entry: int = 0
+
+    def frozen(self) -> Standing:
+        return Standing(
+            self.name,
+            self.role,
+            self.games,
+            self.wins,
+            self.points,
+            self.winnings,
+            self.bank,
+            self.took,
+            self.prize,
+            self.entry,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,14 +229,14 @@ class _Run:
     def __init__(self, fmt: SeriesFormat, seed: int) -> None:
         self.fmt = fmt
         self.seed = seed
-        self.table: dict[str, Standing] = {}
+        self.table: dict[str, _Row] = {}
         self.notes: list[str] = []
         self.played = 0
         self.over: str | None = None
         self.lots: list[FobLot] = []
 
     def enter(self, name: str, role: str) -> None:
-        self.table[name] = Standing(name, role, entry=len(self.table))
+        self.table[name] = _Row(name, role, entry=len(self.table))
 
     def next_game(self) -> NextGame | None:
         raise NotImplementedError
@@ -231,7 +261,7 @@ class _Run:
             upcoming,
             None if self.over or upcoming else self.waiting(),
             self.over,
-            tuple(sorted(self.table.values(), key=_table_key)),
+            tuple(row.frozen() for row in sorted(self.table.values(), key=_table_key)),
             tuple(self.notes),
             tuple(self.lots),
             self.pool(),
@@ -270,7 +300,7 @@ class _Run:
         return None if event.winner is None else event.players[event.winner - 1]
 
 
-def _table_key(row: Standing) -> tuple[int, int, int, int]:
+def _table_key(row: _Row) -> tuple[int, int, int, int]:
     return (-row.wins, -row.winnings, -row.points, row.entry)
 
 
@@ -567,6 +597,8 @@ class _Seats(_Run):
         #: Points and winnings in the seat games of this cycle (the lodge: of the year).
         self.cycle_points: dict[str, int] = {}
         self.cycle_won: dict[str, int] = {}
+        #: SER-GD-5: the winners' sums of the cycle's games before its final.
+        self.cycle_pool = 0
         self.ladder: list[str] = []
         self.climb = 0
         self.knockout: list[_Matches] = []
@@ -644,6 +676,7 @@ class _Seats(_Run):
         if winner is not None:
             score = result.scores[result.players.index(winner)]
             self.cycle_won[winner] = self.cycle_won.get(winner, 0) + score
+            self.cycle_pool += score
         defenders = [p for p in result.players if p in self.members]
         attackers = [p for p in result.players if p not in self.members]
         for name in attackers:
@@ -735,15 +768,26 @@ class _Seats(_Run):
         if self.fmt.olympic:
             winners = [p[0] for p in placed]
             if len(winners) > 1:
+                self.cycle_pool += sum(
+                    last.scores[last.players.index(w)]
+                    for last, w in zip(stage.last(), winners, strict=True)
+                    if last.winner is not None
+                )
                 self.knockout.append(_Matches(f"cycle {self.cycle} olympic final", [winners], 1))
                 return
-            self.notes.append(f"cycle {self.cycle}: {winners[0]} is the Dozen's champion")
-            self.table[winners[0]].prize = (
-                self.table[winners[0]].prize + f" champion of cycle {self.cycle}"
-            ).strip()
+            champion = winners[0]
+            row = self.table[champion]
+            prize = f"champion of cycle {self.cycle}"
+            note = f"cycle {self.cycle}: {champion} is the Dozen's champion"
+            if self.fmt.cycle_prize:  # SER-GD-5
+                row.took += self.cycle_pool
+                prize += f" ({self.cycle_pool})"
+                note += f", the prize {self.cycle_pool}"
+            self.notes.append(note)
+            row.prize = f"{row.prize}, {prize}" if row.prize else prize
             self.cycle += 1
             self.knockout = []
-            self.cycle_points, self.cycle_won = {}, {}
+            self.cycle_points, self.cycle_won, self.cycle_pool = {}, {}, 0
             return
         # SER-CC4-4: the two best stay, the third leaves; the next from the ranking joins
         if stage.label == "ladder final":
