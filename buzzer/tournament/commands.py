@@ -372,6 +372,16 @@ def _scores(text: str) -> list[int]:
     return values
 
 
+def _fob_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 1000:
+        raise argparse.ArgumentTypeError(f"expected a number of fobs 0..1000: {text!r}")
+    return value
+
+
 def _series_number(text: str) -> int:
     try:
         return game_number(text)
@@ -659,7 +669,10 @@ def _add_series_commands(actions: Any) -> None:
     decide.add_argument("name", help="the champion")
     decide.add_argument("choice", choices=("stop", "go"), help="stop (take the bank) or go on")
     decide.add_argument(
-        "--buy", type=int, default=0, help="extra fobs bought from the bank when stopping (2004)"
+        "--buy",
+        type=_fob_count,
+        default=0,
+        help="extra fobs bought from the bank when stopping (2004)",
     )
     pick = step("pick", "the committee brings back a player who is out", _cmd_series_pick)
     pick.add_argument("name", help="the player")

@@ -36,6 +36,7 @@ BEFORE_PAUSE = {
     "tv-1995-round-clock.jsonl": "448149e740aa7714",
     "tv-1995-stake-buyout.jsonl": "b788c2f60eee2fe6",
     "tv-2003-cat.jsonl": "6d936958de646810",
+    "tv-2003-final-game-2-carried.jsonl": "bbe5d06604481dc3",  # SER-CARRY (issue 37), added with it
     "tv-modern.jsonl": "50bd43172ca3f77a",
     "tv-picture-cat.jsonl": "a411e94e9cf15237",
 }
