@@ -530,21 +530,26 @@ def _cmd_series_result(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from buzzer.tournament.errors import TournamentError
-    from buzzer.tournament.series import fold, played_from_journal, played_from_scores
+    from buzzer.tournament.series import fold, played_from_scores
 
     if (args.journal is None) == (args.scores is None):
         return _fail("series result", "give the game's journal or its --scores (one of them)")
 
     def step(store: Any) -> tuple[Any, Any]:
+        from buzzer.tournament.store import record_series_result
+
         view = fold(store.series(args.series))
         if view.next is None:
             raise TournamentError(f"no game is due: {view.over or view.waiting}")
         if args.scores is not None:
             played = played_from_scores(view.next, args.scores, args.winner)
-        else:
-            path = Path(args.journal)
-            played = played_from_journal(view.next, _journal_lines(path), path.resolve().parent)
-        views: tuple[Any, Any] = store.add_series_event(args.series, played)
+            views: tuple[Any, Any] = store.add_series_event(args.series, played, view.next.number)
+            return views
+        path = Path(args.journal)
+        lines = _journal_lines(path)
+        views = record_series_result(
+            store, args.series, view.next.number, lines, base=path.resolve().parent
+        )
         return views
 
     return _series_step(args, "result", step)

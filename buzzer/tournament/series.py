@@ -256,3 +256,44 @@ def next_header(view: SeriesView, rules: str) -> dict[str, Any] | None:
     if game.start_scores is not None:
         header["start_scores"] = list(game.start_scores)
     return header
+
+
+def view_data(view: SeriesView, series_id: int, rules: str = "tv-modern") -> dict[str, Any]:
+    """A series as JSON (the tournament server's ``/api/series/{id}``): the table, the next
+    game with its journal header, what it waits for, the notes."""
+    game = view.next
+    return {
+        "series": series_id,
+        "format": view.format.id,
+        "title": view.format.title,
+        "played": view.played,
+        "next": None
+        if game is None
+        else {
+            "game": game.number,
+            "label": game.label,
+            "players": list(game.players),
+            "start_scores": None if game.start_scores is None else list(game.start_scores),
+            "header": next_header(view, rules),
+        },
+        "waiting": view.waiting,
+        "over": view.over,
+        "seats": list(view.seats),
+        "pool": view.pool,
+        "standings": [
+            {
+                "name": r.name,
+                "role": r.role,
+                "games": r.games,
+                "wins": r.wins,
+                "points": r.points,
+                "winnings": r.winnings,
+                "bank": r.bank,
+                "took": r.took,
+                "prize": r.prize,
+            }
+            for r in view.standings
+            if r.games or r.role != "challenger"
+        ],
+        "notes": list(view.notes),
+    }

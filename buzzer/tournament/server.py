@@ -18,6 +18,16 @@ The token is checked before a byte of the body is read. A journal's
 ``package`` path is never opened: its file name is looked up among the
 tournament's own packages (``packages``, see
 :class:`buzzer.tournament.results.TournamentPackages`).
+* ``POST /api/rooms/{room}/series/{series}/results`` — a room sends a TV
+  series' game (docs/tournament.md#series-formats): ``{"game": N, "journal":
+  [lines…]}``, N the series' next game; any room with its token may (a series
+  game is not drawn to a room: SER-SRV-D1); its players and carried start
+  scores must be that game's. 404: no such series or game due; 409: that game
+  is recorded already; 422: not that game's journal. The answer is the series
+  after it (``GET /api/series/{series}``).
+* ``GET /api/series``, ``GET /api/series/{series}`` — every series, or one:
+  its table, the next game's players and journal header (with the carried
+  ``start_scores``), what it waits for.
 * ``GET /api/standings`` — individual and team tables as JSON, with a
   ``version`` that changes whenever a result is recorded.
 * ``GET /`` — the standings page (Russian by default); it polls
@@ -72,10 +82,12 @@ from buzzer.tournament.errors import (
 )
 from buzzer.tournament.records import MAX_INTEGER
 from buzzer.tournament.results import TournamentPackages
+from buzzer.tournament.series import fold, view_data
 from buzzer.tournament.store import ROOM_PATTERN as ROOM_PATTERN
 from buzzer.tournament.store import (
     TournamentStore,
     record_game_result,
+    record_series_result,
     valid_room,
 )
 from buzzer.web_headers import HostRule, SecurityHeaders
@@ -149,6 +161,13 @@ LABELS: dict[str, dict[str, str]] = {
         "none": "none yet",
     },
 }
+
+
+class SeriesResultBody(BaseModel):
+    """What a room sends when a series' game is over."""
+
+    game: int = Field(ge=1, le=MAX_INTEGER)
+    journal: list[str] = Field(min_length=1, max_length=MAX_JOURNAL_LINES)
 
 
 class ResultBody(BaseModel):
@@ -519,6 +538,65 @@ def create_tournament_app(
                 {"seat": r.seat, "name": r.name, "score": r.score, "place": r.place} for r in rows
             ],
         }
+
+    def record_series(series_id: int, body: SeriesResultBody) -> dict[str, Any]:
+        with write_lock, TournamentStore(path) as store:
+            try:
+                _before, after = record_series_result(
+                    store, series_id, body.game, body.journal, packages=known_packages
+                )
+            except UnknownGame as exc:
+                raise HTTPException(404, str(exc)) from None
+            except AlreadyRecorded as exc:
+                raise HTTPException(409, str(exc)) from None
+            except TournamentError as exc:
+                status = 404 if str(exc).startswith(f"no series {series_id} ") else 422
+                raise HTTPException(status, str(exc)) from None
+            except sqlite3.DatabaseError as exc:
+                raise HTTPException(
+                    503,
+                    f"the tournament's file could not be written ({exc}): nothing was "
+                    "recorded; send the result again",
+                ) from None
+            return view_data(after, series_id)
+
+    @app.post("/api/rooms/{room}/series/{series_id}/results", status_code=201)
+    async def post_series_result(room: str, series_id: int, request: Request) -> dict[str, Any]:
+        client = request.client.host if request.client else "-"
+        await run_in_threadpool(room_auth, room, request.headers.get("authorization"), client)
+        if not 1 <= series_id <= MAX_INTEGER:
+            raise HTTPException(404, f"no series {series_id} in this tournament")
+        raw = await request.body()
+        try:
+            body = SeriesResultBody.model_validate_json(raw)
+        except ValidationError as exc:
+            raise HTTPException(
+                422, exc.errors(include_url=False, include_context=False, include_input=False)
+            ) from None
+        data: dict[str, Any] = await run_in_threadpool(record_series, series_id, body)
+        return data
+
+    def series_view(series_id: int) -> dict[str, Any]:
+        if not 1 <= series_id <= MAX_INTEGER:
+            raise HTTPException(404, f"no series {series_id} in this tournament")
+        with TournamentStore(path) as store:
+            try:
+                return view_data(fold(store.series(series_id)), series_id)
+            except TournamentError as exc:
+                raise HTTPException(404, str(exc)) from None
+
+    @app.get("/api/series")
+    def get_all_series() -> dict[str, Any]:
+        with TournamentStore(path) as store:
+            records = store.all_series()
+            try:
+                return {"series": [view_data(fold(r), r.id) for r in records]}
+            except TournamentError as exc:
+                raise HTTPException(500, str(exc)) from None
+
+    @app.get("/api/series/{series_id}")
+    def get_series(series_id: int) -> dict[str, Any]:
+        return series_view(series_id)
 
     @app.get("/api/standings")
     def get_standings() -> dict[str, Any]:

@@ -75,6 +75,7 @@ from buzzer.tournament.series import (
     fold,
     lot_note,
     new_lots,
+    played_from_journal,
     series_format,
 )
 from buzzer.tournament.series import row_of as series_row
@@ -1031,10 +1032,21 @@ class TournamentStore:
             self._insert_entrants(db, series_id, names, member=False)
             return fold(self.series(series_id))
 
-    def add_series_event(self, series_id: int, event: SeriesEvent) -> tuple[SeriesView, SeriesView]:
+    def add_series_event(
+        self, series_id: int, event: SeriesEvent, game: int | None = None
+    ) -> tuple[SeriesView, SeriesView]:
         """Apply one event (checked by the fold first: a refusal writes nothing); the views
-        before and after it. A fob lot it draws is journaled in ``draws`` with its seed."""
+        before and after it. A fob lot it draws is journaled in ``draws`` with its seed.
+        ``game``: the result is for this game of the series, which must still be the next
+        one when the transaction runs (of two reports of one game, one is recorded)."""
         with self.transaction() as db:
+            if game is not None:
+                due = fold(self.series(series_id)).next
+                if due is None or due.number != game:
+                    raise AlreadyRecorded(
+                        f"game {game} of series {series_id} is not the next one any more "
+                        f"(the next is {due.number if due else 'none'}): it is recorded already"
+                    )
             return self._append_event(db, series_id, event)
 
     def _append_event(
@@ -1052,6 +1064,35 @@ class TournamentStore:
             lot_input, outcome = lot_note(series_id, lot)
             self._journal(db, DrawNote("fobs", None, None, lot_input, outcome), None, record.seed)
         return before, after
+
+
+def record_series_result(
+    store: TournamentStore,
+    series_id: int,
+    game: int,
+    journal_lines: Iterable[str],
+    *,
+    packages: TournamentPackages | None = None,
+    base: Path | None = None,
+) -> tuple[SeriesView, SeriesView]:
+    """A series game's result from its journal (docs/tournament.md#series-formats): game
+    ``game`` must be the series' next; the journal's players and carried start scores
+    (SER-CARRY) must be that game's; ``packages`` as in :func:`record_game_result`."""
+    lines = list(journal_lines)
+    due = fold(store.series(series_id)).next
+    if due is None or due.number != game:
+        if due is not None and game < due.number:
+            raise AlreadyRecorded(f"game {game} of series {series_id} is recorded already")
+        raise UnknownGame(
+            f"series {series_id} has no game {game} due"
+            + (f" (the next is game {due.number})" if due else "")
+        )
+    if packages is not None:
+        header = journal_header(lines)
+        lines = [json.dumps(packages.header(header), ensure_ascii=False), *lines[1:]]
+        base = None
+    played = played_from_journal(due, lines, base)
+    return store.add_series_event(series_id, played, game)
 
 
 def record_game_result(
