@@ -58,6 +58,12 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     run.add_argument("--players", help="player names, comma-separated (default: Анна,Борис,Вера)")
     run.add_argument(
+        "--start-scores",
+        metavar="S1,S2,...",
+        help="each player's score at the start, comma-separated (a series game whose scores "
+        "carry over, SER-CARRY: `svoyak tournament series show` prints them); default 0",
+    )
+    run.add_argument(
         "--package",
         help="the question package (.siq, or the project's .json; svoyak:demo: the built-in "
         "demo package); default: svoyak:demo with the board window, a small demo board "
@@ -178,6 +184,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
         players = tuple(p.strip() for p in args.players.split(","))
         if not 1 <= len(players) <= 16 or not all(players):
             return _fail("--players needs 1 to 16 non-empty names, comma-separated")
+    if args.start_scores is not None:
+        try:
+            scores = [int(x) for x in args.start_scores.split(",")]
+        except ValueError:
+            scores = []
+        if len(scores) != len(players) or any(abs(x) > 1_000_000 for x in scores):
+            return _fail(
+                f"--start-scores needs {len(players)} whole numbers (-1000000..1000000), one "
+                f"per player in the order of --players, comma-separated, e.g. "
+                f"{','.join(['0'] * len(players))}"
+            )
     try:
         pin = check_pin(args.pin) if args.pin else new_pin()
     except ValueError as exc:
@@ -640,6 +657,14 @@ def _latest_game() -> Path:
 
 
 def _header(args: argparse.Namespace, players: tuple[str, ...]) -> dict[str, object]:
+    """The new game's journal header, with the ``--start-scores`` of a series game."""
+    header = _board_header(args, players)
+    if args.start_scores is not None:  # checked by _cmd_run
+        header["start_scores"] = [int(x) for x in args.start_scores.split(",")]
+    return header
+
+
+def _board_header(args: argparse.Namespace, players: tuple[str, ...]) -> dict[str, object]:
     """The new game's journal header: the demo board, or the package asked for."""
     from pathlib import Path
 
