@@ -52,6 +52,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "bid.forced": " (обязательная)",
         "bid.all_in": " (ва-банк)",
         "pass": "{name} пас",
+        "bidder_pick": "выбор ведущего — {name}",
         "pass.auto": "{name} пас (автоматически)",
         "stake_won": "  играет {name} за {stake}",
         "cat": "  кот в мешке: {giver} → {receiver}",
@@ -160,6 +161,7 @@ _TEXT: Final[dict[str, dict[str, str]]] = {
         "bid.forced": " (forced)",
         "bid.all_in": " (all-in)",
         "pass": "{name} passes",
+        "bidder_pick": "host's pick — {name}",
         "pass.auto": "{name} passes (automatically)",
         "stake_won": "  {name} plays for {stake}",
         "cat": "  cat in the bag: {giver} → {receiver}",
@@ -551,6 +553,10 @@ class _Writer:
             text += self.words["bid.all_in"]
         self.bids.append(text)
 
+    def on_bidder_pick(self, r: Record) -> None:
+        """TV-S-AUC-3: the host picked who of the tied players bids now."""
+        self.bids.append(self.words["bidder_pick"].format(name=self.name(r["seat"])))
+
     def on_pass(self, r: Record) -> None:
         key = "pass.auto" if r.get("auto") else "pass"
         self.bids.append(self.words[key].format(name=self.name(r["seat"])))
@@ -752,6 +758,7 @@ class _Writer:
 
     def on_substitute(self, r: Record) -> None:
         """SER-CC1-SUB: the seat's new player is named from here on."""
+        self.end_block()  # the question before it is told with the old name
         seat = r["seat"]
         score = _number(self.scores.get(seat, 0))
         self.say("substitute", seat=seat, new=r["in"], old=r["out"], score=score)

@@ -220,3 +220,20 @@ def test_TV_S_AUC_3_the_host_is_told_why_a_pick_is_refused(runtime: Runtime) -> 
     assert sorted(tied) == [2, 3]
     assert commands.execute({"type": "bidder_pick", "seat": tied[1]}).accepted
     assert runtime.controller.snapshot()["bidding"]["turn"] == tied[1]  # type: ignore[index]
+
+
+def test_TV_S_AUC_3_the_replay_summary_tells_the_host_s_pick() -> None:
+    from buzzer.replay_summary import replay_summary
+    from tests.conftest import journal
+
+    events = [
+        *opened(),
+        pick(4.0, B),
+        {"t": 5.0, "type": "bid", "seat": B, "amount": 300},
+        {"t": 6.0, "type": "pass", "seat": C},
+        {"t": 7.0, "type": "pass", "seat": A},
+    ]
+    text = replay_summary(journal(head(), *events))
+    assert "торги: A 200, выбор ведущего — B, B 300" in text
+    english = replay_summary(journal(head(), *events), lang="en")
+    assert "bidding: A 200, host's pick — B, B 300" in english

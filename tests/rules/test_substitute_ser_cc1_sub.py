@@ -84,6 +84,8 @@ def test_SER_CC1_SUB_the_replay_summary_names_the_substitute_from_then_on() -> N
     lines = journal(head(), *BEFORE_ROUND_3, sub(3.0, 2, "Друзь"), *question(4.0, 300))
     text = replay_summary(lines)
     assert "Замена (место 2): Друзь вместо Борис, счёт 300 остаётся" in text
+    # the question before it is told first, with the old name
+    assert "счёт: Аня 0 · Борис 300 · Вера 0; выбирает Вера\nЗамена (место 2)" in text
     after = text.split("Замена")[1]
     assert "Друзь 300" in after and "Борис" not in after.split("\n", 1)[1]
     english = replay_summary(lines, lang="en")

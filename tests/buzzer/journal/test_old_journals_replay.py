@@ -38,6 +38,8 @@ BEFORE_PAUSE = {
     "tv-2003-cat.jsonl": "6d936958de646810",
     "tv-2003-final-game-2-carried.jsonl": "bbe5d06604481dc3",  # SER-CARRY (issue 37), added with it
     "tv-modern.jsonl": "50bd43172ca3f77a",
+    # TV-S-AUC-3's bidder_pick and SER-CC1-SUB's substitute (issue 37), added with them
+    "tv-modern-tie-pick-and-substitute.jsonl": "64aab52bea52d81f",
     "tv-picture-cat.jsonl": "a411e94e9cf15237",
 }
 

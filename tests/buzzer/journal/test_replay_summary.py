@@ -53,6 +53,8 @@ def test_every_example_agrees_with_the_replay(
     journal = decode_journal(path.read_bytes())
     names = json.loads(journal[0])["players"]
     outputs = [json.loads(x) for x in replay_lines(journal, path.parent)]
+    for substitute in (o for o in outputs if o["type"] == "substitute"):
+        names[substitute["seat"] - 1] = substitute["in"]  # SER-CC1-SUB: the seat's new name
     result = outputs[-1]
     lines = summary(capsys, path)
 
