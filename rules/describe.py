@@ -31,9 +31,7 @@ def describe_rules(system: RuleSystem) -> str:
     )
     rows.append(("board", rounds, system.citations.get("rounds", "")))
     rows.append(("choice", system.choice.value, system.citations.get("choice", "")))
-    rows.append(
-        ("theme_order", system.theme_order.value, system.citations.get("theme_order", ""))
-    )
+    rows.append(("theme_order", system.theme_order.value, system.citations.get("theme_order", "")))
     width = max(len(r[0]) for r in rows)
     vwidth = max(len(r[1]) for r in rows)
     lines = [f"{system.id} — {system.title}", ""]
