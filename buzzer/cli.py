@@ -208,6 +208,7 @@ _COMMAND_MODULES = (
     "buzzer.tournament.commands",
     "buzzer.tournament.server_commands",
     "rules.packages.commands",
+    "buzzer.report.command",
 )
 
 

@@ -1,0 +1,108 @@
+"""``svoyak report GAME [-o FILE.html] [--lang en]``: the report of a game's journal.
+
+Thin, as every subcommand (buzzer/cli.py): open the journal as ``svoyak
+replay`` does (JSON Lines, or a game's SQLite journal by its magic bytes),
+build the model, render the page, write it. A journal that cannot be read
+or does not replay: exit status 2 and one line on stderr naming it (the
+line, for a broken journal), and no page is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from buzzer.terminal import shown
+
+_PROG = "svoyak report"
+
+
+def read_journal(path: str) -> tuple[list[str], Path | None]:
+    """The journal's lines and the folder its package is looked for in (``-``: stdin).
+
+    As ``svoyak replay`` reads it: a file starting with SQLite's magic is a
+    game's database (read-only), anything else JSON Lines. Raises OSError,
+    :class:`buzzer.journal.store.JournalStoreError` or :class:`JournalError`."""
+    from buzzer.replay import decode_journal
+
+    if path == "-":
+        return decode_journal(sys.stdin.buffer.read()), None
+    with open(path, "rb") as file:
+        data = file.read()
+    base = Path(path).resolve().parent
+    if data.startswith(b"SQLite format 3\x00"):
+        from buzzer.journal.store import JournalStore
+
+        with JournalStore(path, readonly=True) as store:
+            return list(store.lines()), base
+    return decode_journal(data), base
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from buzzer.journal.codec import JournalError
+    from buzzer.journal.store import JournalStoreError
+    from buzzer.report.html import render_report
+    from buzzer.report.model import build_report
+
+    path: str = args.path
+    try:
+        lines, base = read_journal(path)
+        report = build_report(lines, base)
+    except OSError as exc:
+        print(f"{_PROG}: cannot read {shown(path)}: {shown(exc.strerror)}", file=sys.stderr)
+        return 2
+    except JournalStoreError as exc:
+        print(f"{_PROG}: {shown(exc)}", file=sys.stderr)
+        return 2
+    except JournalError as exc:
+        print(f"{_PROG}: {shown(path)}: {shown(exc)}", file=sys.stderr)
+        return 2
+    played = None
+    if path != "-":
+        mtime = Path(path).stat().st_mtime
+        played = datetime.fromtimestamp(mtime, UTC).date().isoformat()
+    # The seal (issue 38 item 3) is passed here once the journal carries one.
+    page = render_report(report, args.lang, seal=None, played=played)
+    data = page.encode("utf-8")
+    if args.output in (None, "-"):
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return 0
+    try:
+        Path(args.output).write_bytes(data)
+    except OSError as exc:
+        print(f"{_PROG}: cannot write {shown(args.output)}: {shown(exc.strerror)}", file=sys.stderr)
+        return 2
+    print(f"{_PROG}: {shown(args.output)}", file=sys.stderr)
+    return 0
+
+
+def add_commands(commands: Any) -> None:
+    """Register ``svoyak report`` (buzzer/cli.py's ``_COMMAND_MODULES``)."""
+    report = commands.add_parser(
+        "report",
+        help="a game's report as one self-contained HTML page: every press of every "
+        "question, the score over the game, each player's reaction times",
+        description="Replay a game journal (JSON Lines or a game's SQLite journal) and write "
+        "its report: one HTML file with inline SVG and CSS (nothing fetched, no script; prints "
+        "to A4): per question a picture of every press from the signal, the margin and the "
+        "verdicts; the score over the game; each player's reaction times, presses won, "
+        "right and wrong, points by round. Exit status 2 for a journal that cannot be read "
+        "or does not replay (its line named). See docs/report.md.",
+    )
+    report.add_argument(
+        "path", help="the journal: JSON Lines, a game's SQLite journal, or - for standard input"
+    )
+    report.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE.html",
+        help="where to write the page (default: standard output)",
+    )
+    report.add_argument(
+        "--lang", choices=("ru", "en"), default="ru", help="the report's language (default ru)"
+    )
+    report.set_defaults(handler=_cmd_report)
