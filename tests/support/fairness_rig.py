@@ -192,10 +192,86 @@ class Outcome:
     live_decisions: list[str] = field(default_factory=list)
     journal: Path | None = None
     behind: int = 0
+    #: The runtime's own account of starvation: the questions (1-based) during which
+    #: an input source was faulted (its watermark beyond the wait bound, not counting
+    #: stalls of the whole process), and how many faults it raised in all.
+    faulted: set[int] = field(default_factory=set)
+    faults: int = 0
+    #: Per question: (presses ruled late, inputs delivered behind the decided time).
+    per_question: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def wrong_winners(self) -> list[tuple[int, int, int | None]]:
         return [w for w in self.winners if w[1] != w[2]]
+
+    def unexplained(self) -> list[str]:
+        """What went wrong in a question the runtime had no fault in (:func:`unexplained`)."""
+        return unexplained(self.per_question, self.faulted, self.wrong_winners)
+
+
+class QuestionWindows:
+    """Per question, what the runtime ruled and whether it had an input source faulted.
+
+    A question's window runs from its start to the next one's (a listener may hear
+    a late press just after the host's judge command came back); it counts as
+    faulted when a source was out at its start or a fault was raised in it.
+    """
+
+    def __init__(self, record: LiveRecord, runtime: Runtime) -> None:
+        self.record = record
+        self.runtime = runtime
+        #: Per question (1-based): (presses ruled late, inputs delivered behind).
+        self.per_question: dict[int, tuple[int, int]] = {}
+        self.faulted: set[int] = set()
+        self._opened: tuple[int, tuple[int, int, int], bool] | None = None
+
+    def _counters(self) -> tuple[int, int, int]:
+        with self.record.lock:
+            late = self.record.late
+        stats = self.runtime.stats
+        return late, stats.behind, stats.faults
+
+    def open(self, number: int) -> None:
+        self.close()
+        self._opened = (number, self._counters(), bool(self.runtime.faulted))
+
+    def close(self) -> None:
+        if self._opened is None:
+            return
+        number, before, faulted_at_start = self._opened
+        self._opened = None
+        after = self._counters()
+        self.per_question[number] = (after[0] - before[0], after[1] - before[1])
+        if faulted_at_start or after[2] > before[2] or self.runtime.faulted:
+            self.faulted.add(number)
+
+
+def unexplained(
+    per_question: dict[int, tuple[int, int]],
+    faulted: set[int],
+    wrong_winners: list[tuple[int, int, int | None]],
+) -> list[str]:
+    """What went wrong in a question the runtime had no fault in: each is a defect.
+
+    A source starved beyond the wait bound (a thread the OS did not run for
+    hundreds of ms while the rest of the process ran) is, by design, a fault:
+    journaled, shown to the host, and a press it delivers for a time already
+    decided is ruled ``late`` (``buzzer/runtime/runtime.py``). That is the
+    load the test injected, measured by the runtime itself; a late press, a
+    press behind the decided time or a later press winning in a question
+    *without* a fault is the runtime breaking its promise.
+    """
+    out = [
+        f"question {q}: {late} ruled late, {behind} delivered behind"
+        for q, (late, behind) in sorted(per_question.items())
+        if (late or behind) and q not in faulted
+    ]
+    out += [
+        f"question {q}: seat {won} beat seat {first}"
+        for q, first, won in wrong_winners
+        if q not in faulted
+    ]
+    return out
 
 
 def header(seats: int, questions: int) -> dict[str, Any]:
@@ -249,8 +325,11 @@ def play(
     # buttons go up a little longer than that before the next signal.
     up_ns = pinmap.glitch_ns + 500_000
     released_at = 0
+
+    windows = QuestionWindows(record, runtime)
     try:
         for number in range(questions):
+            windows.open(number + 1)
             host(runtime, lambda t: Select(t, None, None), ReadingStart)
             order = list(players)
             rng.shuffle(order)
@@ -275,14 +354,17 @@ def play(
         for pin in pins.values():
             pin.drive_high()
         runtime.settle()
+        windows.close()
     finally:
         stack.close()
         attached.close()
         runtime.stop()
         outcome.behind = runtime.stats.behind
+        outcome.faults = runtime.stats.faults
         store.close()
     outcome.live_decisions = record.decisions
     outcome.late = record.late
+    outcome.per_question, outcome.faulted = windows.per_question, windows.faulted
     return outcome
 
 
@@ -314,3 +396,16 @@ def replayed_decisions(journal: Path) -> list[str]:
     at_start = len(GameCore(parse_header(lines[0])).started)
     out = [line for line in replay_lines(lines) if json.loads(line).get("type") != "result"]
     return out[at_start:]
+
+
+def journaled_faults(journal: Path) -> int:
+    """How many times the journal says an input source's watermark stalled (its fault lines)."""
+    with JournalStore(journal) as store:
+        rows = [json.loads(line) for line in store.lines()]
+    return sum(
+        1
+        for r in rows
+        if r.get("type") == "fault"
+        and r.get("state") == "stalled"
+        and "watermark" in str(r.get("detail", ""))
+    )
