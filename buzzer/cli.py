@@ -92,6 +92,45 @@ def _cmd_journal_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_journal_verify(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from buzzer.journal.seal import short
+    from buzzer.journal.store import JournalStoreError
+    from buzzer.journal.verify import verify_file
+
+    path = Path(args.journal)
+    try:
+        found = verify_file(path)
+    except JournalStoreError as exc:
+        print(f"svoyak journal verify: {shown(exc)}", file=sys.stderr)
+        return 2
+    where = shown(str(path))
+    if not found.sealed:
+        print(
+            f"{where}: журнал записан до печати: его строки не связаны, "
+            "проверить нечем\n"
+            f"{where}: this journal was written before the seal: its lines carry no links, "
+            "there is nothing to check it against",
+        )
+        return 3
+    if found.seal is None:
+        line = found.first_bad
+        print(
+            f"{where}: ПЕЧАТЬ НАРУШЕНА: строка {line} не совпадает со своей связкой — она или "
+            "строка до неё изменена, удалена или вставлена после записи\n"
+            f"{where}: SEAL BROKEN: line {line} does not match its link — it, or a line "
+            "before it, was changed, removed or inserted after it was written",
+        )
+        return 1
+    print(
+        f"{where}: печать цела, строк: {found.lines}, печать {short(found.seal)} "
+        f"({found.seal})\n"
+        f"{where}: seal intact, {found.lines} lines, seal {short(found.seal)} ({found.seal})",
+    )
+    return 0
+
+
 def _cmd_journal_repair(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -184,6 +223,16 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--truncate-at", type=int, metavar="N", help="remove lines N and after")
     repair.add_argument("database", help="the game's journal database (.sqlite)")
     repair.set_defaults(handler=_cmd_journal_repair)
+    verify = journal_commands.add_parser(
+        "verify",
+        help="check the journal's seal: every line chained to the one before it",
+        description="Recompute the journal's chain of links (docs/journal.md, The seal) and "
+        "compare it line by line. Exit status 0: intact (the seal is printed, to compare with "
+        "the one written on the scoresheet); 1: a line does not match (named); 2: the file "
+        "cannot be read; 3: a journal from before the seal (nothing to check).",
+    )
+    verify.add_argument("journal", help="the game's journal (.sqlite, or an exported .jsonl)")
+    verify.set_defaults(handler=_cmd_journal_verify)
     for module in _COMMAND_MODULES:
         try:
             loaded = import_module(module)

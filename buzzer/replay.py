@@ -13,6 +13,7 @@ from pathlib import Path
 
 from buzzer.core import InputError
 from buzzer.journal.codec import JournalError
+from buzzer.journal.codec import decode_journal as decode_journal
 from buzzer.journal.resume import rebuild
 
 
@@ -38,20 +39,3 @@ def replay_lines(lines: Iterable[str], base: Path | None = None) -> list[str]:
         result["winner"] = core.game.winner
     output.append(json.dumps(result, ensure_ascii=False))
     return output
-
-
-def decode_journal(data: bytes) -> list[str]:
-    """The journal's bytes → its lines; a bad UTF-8 sequence is named by its line."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise JournalError(line, f"not valid UTF-8 ({exc.reason})") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    # Split on "\n" only: JSON strings may hold U+2028, U+0085 … raw, which
-    # str.splitlines() would take for line ends.
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]

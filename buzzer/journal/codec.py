@@ -517,3 +517,20 @@ def _board(board: Any) -> tuple[RoundSpec, ...] | None:
         except BoardError as exc:
             raise JournalError(1, str(exc)) from None
     return tuple(rounds)
+
+
+def decode_journal(data: bytes) -> list[str]:
+    """The journal's bytes → its lines; a bad UTF-8 sequence is named by its line."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise JournalError(line, f"not valid UTF-8 ({exc.reason})") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    # Split on "\n" only: JSON strings may hold U+2028, U+0085 … raw, which
+    # str.splitlines() would take for line ends.
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]

@@ -32,6 +32,7 @@ from pathlib import Path
 from buzzer.errors import SvoyakError
 from buzzer.journal.codec import MAX_T_S, JournalError
 from buzzer.journal.resume import rebuild
+from buzzer.journal.seal import GENESIS, chain
 from buzzer.journal.store import JournalStore, JournalStoreError
 
 
@@ -144,6 +145,27 @@ def _backup(path: Path, lines: list[str]) -> Path:
     return backup
 
 
+def _rechain(db: sqlite3.Connection, target: int) -> None:
+    """The seal's links from line ``target`` on, after its text changed (a sealed journal).
+
+    The links before it are kept as stored, not recomputed: a repair re-seals only
+    what it changed, so an earlier edit stays visible to ``journal verify``. The
+    journal's seal changes, as it must: the repaired game is not the one on paper.
+    """
+    columns = [row[1] for row in db.execute("PRAGMA table_info(journal)")]
+    if "link" not in columns:
+        return  # a journal from before the seal
+    rows = db.execute("SELECT seq, line, link FROM journal ORDER BY seq").fetchall()
+    before = rows[target - 2][2] if target >= 2 else None
+    previous = GENESIS if before is None and target == 1 else before
+    if previous is None:
+        return  # the line before carries no link: nothing to chain to
+    for (seq, _, _), line_link in zip(
+        rows[target - 1 :], chain([r[1] for r in rows[target - 1 :]], previous), strict=True
+    ):
+        db.execute("UPDATE journal SET link = ? WHERE seq = ?", (line_link, seq))
+
+
 def _write(path: Path, lines: list[str], target: int, new: list[str]) -> None:
     """The change, in one transaction, only if the journal is still what was read."""
     try:
@@ -164,6 +186,7 @@ def _write(path: Path, lines: list[str], target: int, new: list[str]) -> None:
             db.execute("DELETE FROM journal WHERE seq >= ?", (seq,))
         else:
             db.execute("UPDATE journal SET line = ? WHERE seq = ?", (new[target - 1], seq))
+            _rechain(db, target)
         db.execute("COMMIT")
     except sqlite3.Error as exc:
         if db.in_transaction:

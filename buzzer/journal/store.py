@@ -35,17 +35,23 @@ from typing import Any
 from urllib.parse import quote
 
 from buzzer.errors import SvoyakError
+from buzzer.journal.seal import GENESIS, chain, with_link
 
 #: ``PRAGMA application_id`` of a svoyak journal ("SVJK"). Journals written
 #: before it existed have 0 and exactly the one ``journal`` table.
 APPLICATION_ID = 0x53564A4B
 
+#: ``link``: the line's link in the journal's seal (``buzzer/journal/seal.py``).
+#: Journals from before the seal have no such column and stay unsealed.
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal (
     seq  INTEGER PRIMARY KEY,
-    line TEXT NOT NULL
+    line TEXT NOT NULL,
+    link TEXT
 );
 """
+_COLUMNS = [("seq", "INTEGER", 1), ("line", "TEXT", 0)]
+_SEALED_COLUMNS = [*_COLUMNS, ("link", "TEXT", 0)]
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -104,7 +110,11 @@ class JournalStore:
     def __init__(self, path: str | Path, *, readonly: bool = False, resume: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        #: Whether the journal keeps the seal's links (False: one from before the seal).
+        self.sealed = True
         self._db = self._open(resume)
+        #: The link of the last line written: the next line's is chained to it.
+        self._last_link = self._read_last_link() if self.sealed else None
 
     # -- opening -----------------------------------------------------------
 
@@ -315,7 +325,8 @@ class JournalStore:
                 (r[1], str(r[2]).upper(), r[5])
                 for r in db.execute("PRAGMA table_info(journal)").fetchall()
             ]
-            if columns == [("seq", "INTEGER", 1), ("line", "TEXT", 0)]:
+            if columns in (_COLUMNS, _SEALED_COLUMNS):
+                self.sealed = columns == _SEALED_COLUMNS
                 return False
         tables = ", ".join(sorted(names)[:5]) + (", …" if len(names) > 5 else "")
         raise JournalStoreError(self._not_a_journal(f"an SQLite database with tables {tables}"))
@@ -390,12 +401,19 @@ class JournalStore:
         number of the last. All of them or none are durable; when none could be
         written, :class:`JournalWriteError` says why and the journal is as it was."""
         db = self._db
+        rows: list[tuple[str, ...]]
+        if self._last_link is None:  # a journal from before the seal: no links
+            sql, rows, links = "INSERT INTO journal (line) VALUES (?)", [(x,) for x in lines], []
+        else:
+            links = chain(lines, self._last_link)
+            sql = "INSERT INTO journal (line, link) VALUES (?, ?)"
+            rows = list(zip(lines, links, strict=True))
         try:
-            if len(lines) == 1:
-                seq = db.execute("INSERT INTO journal (line) VALUES (?)", (lines[0],)).lastrowid
+            if len(rows) == 1:
+                seq = db.execute(sql, rows[0]).lastrowid
             else:
                 db.execute("BEGIN IMMEDIATE")
-                db.executemany("INSERT INTO journal (line) VALUES (?)", [(x,) for x in lines])
+                db.executemany(sql, rows)
                 seq = db.execute("SELECT MAX(seq) FROM journal").fetchone()[0]
                 db.execute("COMMIT")
         except (sqlite3.Error, OSError) as exc:
@@ -407,7 +425,19 @@ class JournalStore:
                 with contextlib.suppress(sqlite3.Error):
                     db.execute("ROLLBACK")
         assert seq is not None
+        if links:
+            self._last_link = links[-1]
         return int(seq)
+
+    def _read_last_link(self) -> str:
+        row = self._db.execute("SELECT link FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
+        if row is None:
+            return GENESIS
+        # A sealed journal whose last link is missing was edited: verify names the line;
+        # the lines appended now chain to what that line's link should be.
+        if row[0] is None:
+            return chain([line for line, _ in self.rows()])[-1]
+        return str(row[0])
 
     def _write_failed(self, exc: sqlite3.Error | OSError) -> JournalWriteError:
         """The write's failure, named for the host; ``recorded`` read back from the file."""
@@ -439,14 +469,28 @@ class JournalStore:
         except sqlite3.DatabaseError as exc:
             raise JournalStoreError(self._explain(exc)) from None
 
+    def rows(self) -> list[tuple[str, str | None]]:
+        """Every line with its seal's link (None: a journal from before the seal)."""
+        column = "link" if self.sealed else "NULL"
+        try:
+            return [
+                (str(line), None if link is None else str(link))
+                for line, link in self._db.execute(
+                    f"SELECT line, {column} FROM journal ORDER BY seq"
+                )
+            ]
+        except sqlite3.DatabaseError as exc:
+            raise JournalStoreError(self._explain(exc)) from None
+
     def export(self, target: Path) -> int:
-        """Write the journal as a JSON Lines file; returns the number of lines."""
+        """Write the journal as a JSON Lines file, each line with its seal's link as its
+        last field (``seal.with_link``; the replay ignores it); returns the number of lines."""
         count = 0
         tmp = target.with_name(target.name + ".part")
         try:
             with tmp.open("w", encoding="utf-8") as handle:
-                for line in self.lines():
-                    handle.write(line + "\n")
+                for line, line_link in self.rows():
+                    handle.write((line if line_link is None else with_link(line, line_link)) + "\n")
                     count += 1
             tmp.replace(target)
         except BaseException as exc:

@@ -95,7 +95,9 @@ def test_without_the_pin_nothing_acts_and_nothing_breaks(anonymous_rig: Rig, mod
         case.validate_response(response, checks=CHECKS)
         if case.method.upper() not in SAFE:
             if case.path == "/api/login":
-                assert response.status_code in (401, 422, 429) or (
+                # 413: a generated body over the login route's 1 KB (limits.py) is refused
+                # unread, which is right; it happens when the fuzzer draws a long "pin".
+                assert response.status_code in (401, 413, 422, 429) or (
                     response.status_code == 200 and case.body == {"pin": PIN}
                 )
             else:
