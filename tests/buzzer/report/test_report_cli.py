@@ -142,3 +142,17 @@ def test_a_broken_journal_is_exit_2_and_no_page(
     assert not target.exists()
     assert main(["report", str(tmp_path / "missing.jsonl"), "-o", str(target)]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_the_seal_has_its_marked_place() -> None:
+    """The seal (issue 38 item 3) is shown when given, escaped; the box says when there is none."""
+    from buzzer.report.html import render_report
+    from buzzer.report.model import build_report
+
+    report = build_report(decode_journal((EXAMPLES / "tv-modern.jsonl").read_bytes()))
+    sealed = render_report(report, "en", seal="9F3A-<b>-77C1")
+    box = sealed[sealed.index('id="seal"') :]
+    box = box[: box.index("</div>")]
+    assert "<code>9F3A-&lt;b&gt;-77C1</code>" in box
+    unsealed = render_report(report, "en")
+    assert "none (a journal without a seal" in unsealed
