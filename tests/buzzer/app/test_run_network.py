@@ -1,7 +1,10 @@
 """The panel's address on the LAN: the interfaces' real IPv4 addresses (not the
 127.0.1.1 Debian's host name resolves to), and ``svoyak.local`` through mDNS —
-advertised for real on this machine's network and resolved by a second,
-independent zeroconf instance, as a tablet would."""
+advertised for real and resolved by a second, independent zeroconf instance,
+as a tablet would. The advertiser's own scenarios (advertised, withdrawn, a
+name another machine defends) run in a LAN of their own (a network namespace,
+tests/support/private_lan.py): nothing there answers but the test's processes,
+so they depend neither on this machine's network nor on its neighbours."""
 
 from __future__ import annotations
 
@@ -9,7 +12,6 @@ import os
 import re
 import socket
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +21,6 @@ from zeroconf import (  # type: ignore[attr-defined]
     AddressResolverIPv4,
     IPVersion,
     ServiceBrowser,
-    ServiceInfo,
     ServiceStateChange,
     Zeroconf,
 )
@@ -27,6 +28,7 @@ from zeroconf import (  # type: ignore[attr-defined]
 from buzzer.runtime.addresses import default_route_ipv4, is_loopback, lan_addresses, rank
 from buzzer.runtime.mdns import SERVICE_TYPE, PanelAdvertiser, host_names, service_info
 from tests.buzzer.panel.test_panel_cli import served
+from tests.support import private_lan
 
 
 def test_the_default_route_comes_first_and_virtual_interfaces_are_left_out() -> None:
@@ -91,54 +93,20 @@ def test_the_service_record_says_where_the_panel_is() -> None:
     assert host_names("svoyak", 3) == ["svoyak", "svoyak-2", "svoyak-3"]
 
 
-def test_the_panel_is_advertised_resolved_and_withdrawn(browser: Zeroconf) -> None:
-    base = f"svoyak-test-{uuid.uuid4().hex[:8]}"  # not the real name: a game may be on
-    addresses = lan()
-    advertiser = PanelAdvertiser(8123, addresses, base=base, instance=base).start()
-    try:
-        assert advertiser.wait(15) and advertiser.error is None, advertiser.error
-        assert advertiser.host == f"{base}.local"
-        assert advertiser.url == f"http://{base}.local:8123/"
-        found = browser.get_service_info(SERVICE_TYPE, f"{base}.{SERVICE_TYPE}", timeout=5000)
-        assert found is not None, "the service was not resolved over mDNS"
-        assert found.port == 8123 and found.server == f"{base}.local."
-        assert sorted(found.parsed_addresses()) == sorted(addresses)
-        assert found.properties[b"path"] == b"/"
-        host = AddressResolverIPv4(f"{base}.local.")
-        assert host.request(browser, 5000), "the host name was not resolved over mDNS"
-        assert sorted(host.parsed_addresses()) == sorted(addresses)
-    finally:
-        advertiser.close()
-    # The goodbye: a fresh listener no longer finds it.
-    late = Zeroconf(ip_version=IPVersion.V4Only)
-    try:
-        assert late.get_service_info(SERVICE_TYPE, f"{base}.{SERVICE_TYPE}", timeout=1500) is None
-        assert not AddressResolverIPv4(f"{base}.local.").request(late, 1500)
-    finally:
-        late.close()
+def in_private_lan(scenario: str) -> None:
+    """A scenario of tests/support/mdns_scenarios.py in a network namespace of its own:
+    not the machine's real network (no LAN address, a multicast-deaf interface,
+    another svoyak nearby) and nobody's answers but the scenario's own."""
+    done = private_lan.run("tests.support.mdns_scenarios", scenario)
+    assert done.returncode == 0 and done.stdout.rstrip().endswith("ok"), done.stdout
 
 
-def test_a_host_name_another_machine_answers_for_is_left_to_it(browser: Zeroconf) -> None:
-    base = f"svoyak-test-{uuid.uuid4().hex[:8]}"
-    # "Another machine" already answers for base.local, with an address not ours.
-    other = ServiceInfo(
-        "_workstation._tcp.local.",
-        f"{base}-other._workstation._tcp.local.",
-        port=9,
-        addresses=[socket.inet_aton("192.0.2.250")],
-        server=f"{base}.local.",
-    )
-    browser.register_service(other)
-    advertiser = PanelAdvertiser(8124, lan(), base=base, instance=base).start()
-    try:
-        assert advertiser.wait(20) and advertiser.error is None, advertiser.error
-        assert advertiser.host == f"{base}-2.local"
-        host = AddressResolverIPv4(f"{base}-2.local.")
-        assert host.request(browser, 5000)
-        assert sorted(host.parsed_addresses()) == sorted(lan())
-    finally:
-        advertiser.close()
-        browser.unregister_service(other)
+def test_the_panel_is_advertised_resolved_and_withdrawn() -> None:
+    in_private_lan("advertised")
+
+
+def test_a_host_name_another_machine_answers_for_is_left_to_it() -> None:
+    in_private_lan("conflict")
 
 
 def test_no_lan_address_is_a_warning_not_a_crash() -> None:
