@@ -41,6 +41,27 @@ def read_journal(path: str) -> tuple[list[str], Path | None]:
     return decode_journal(data), base
 
 
+def _seal(path: str, lines: list[str]) -> str | None:
+    """The journal's seal in its short form, when its chain is whole (docs/journal.md).
+
+    A broken chain puts no seal on the page and says so on stderr: the report
+    shows what the journal says, the seal whether anyone changed it since."""
+    from buzzer.journal.seal import short, split_link, verify
+    from buzzer.journal.verify import read_rows
+
+    rows = [split_link(line) for line in lines] if path == "-" else read_rows(Path(path))
+    found = verify(rows)
+    if found.seal is not None:
+        return short(found.seal)
+    if found.sealed:
+        print(
+            f"{_PROG}: the journal's seal is broken at line {found.first_bad} "
+            f"(svoyak journal verify): the report shows no seal",
+            file=sys.stderr,
+        )
+    return None
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from buzzer.journal.codec import JournalError
     from buzzer.journal.store import JournalStoreError
@@ -64,8 +85,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     if path != "-":
         mtime = Path(path).stat().st_mtime
         played = datetime.fromtimestamp(mtime, UTC).date().isoformat()
-    # The seal (issue 38 item 3) is passed here once the journal carries one.
-    page = render_report(report, args.lang, seal=None, played=played)
+    seal = _seal(path, lines)
+    page = render_report(report, args.lang, seal=seal, played=played)
     data = page.encode("utf-8")
     if args.output in (None, "-"):
         sys.stdout.buffer.write(data)

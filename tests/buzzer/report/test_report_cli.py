@@ -77,7 +77,8 @@ def test_a_sqlite_journal_reports_as_its_lines(tmp_path: Path) -> None:
     with JournalStore(database) as store:
         store.append_lines(lines)
     jsonl = tmp_path / "game.jsonl"
-    jsonl.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with JournalStore(database, readonly=True) as store:
+        store.export(jsonl)  # its lines carry the seal's links: the same seal on the page
     pages = []
     for source in (database, jsonl):
         target = tmp_path / f"{source.suffix[1:]}.html"
@@ -155,4 +156,36 @@ def test_the_seal_has_its_marked_place() -> None:
     box = box[: box.index("</div>")]
     assert "<code>9F3A-&lt;b&gt;-77C1</code>" in box
     unsealed = render_report(report, "en")
-    assert "none (a journal without a seal" in unsealed
+    assert "none (a journal before seals" in unsealed
+
+
+def test_a_sealed_journal_s_report_shows_its_seal_and_a_broken_one_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The seal the host copies from the report is the one ``journal verify`` prints."""
+    import sqlite3
+
+    from buzzer.journal.seal import short
+    from buzzer.journal.verify import verify_file
+
+    lines = decode_journal((EXAMPLES / "full-game-tv-modern.jsonl").read_bytes())
+    game = tmp_path / "game.sqlite"
+    with JournalStore(game) as store:
+        store.append_lines(lines)
+    seal = verify_file(game).seal
+    assert seal is not None
+    page = tmp_path / "game.html"
+    assert main(["report", str(game), "-o", str(page)]) == 0
+    box = page.read_text("utf-8").split('id="seal"', 1)[1][:400]
+    assert short(seal) in box
+    exported = tmp_path / "game.jsonl"
+    with JournalStore(game, readonly=True) as store:
+        store.export(exported)
+    assert main(["report", str(exported), "-o", str(page)]) == 0
+    assert short(seal) in page.read_text("utf-8")
+    with sqlite3.connect(game) as db:
+        db.execute("UPDATE journal SET line = replace(line, '\"t\": ', '\"t\":  ') WHERE seq = 40")
+    capsys.readouterr()
+    assert main(["report", str(game), "-o", str(page)]) == 0
+    assert short(seal) not in page.read_text("utf-8")
+    assert "the journal's seal is broken at line" in capsys.readouterr().err
