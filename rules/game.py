@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -320,6 +320,21 @@ class Game(FinalRound):
         self.timeout(item.t, out)
 
     def press(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:
+        if self.stage is Stage.BOARD:
+            # A-G-D2: no question is open (before the first, between questions and
+            # rounds, paused on the board): a press is a button check. It decides
+            # what it always did (ignored, for the same reason); its decision only
+            # says it was a check, for the lamps and the board to show.
+            start = len(out)
+            self._press(t, seats, out)
+            for i in range(start, len(out)):
+                decision = out[i]
+                if isinstance(decision, Ignored):
+                    out[i] = replace(decision, check=True)
+            return
+        self._press(t, seats, out)
+
+    def _press(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:
         if self.paused_at is not None:
             # A-G-D1: nobody may take the floor while the game stands still; not a
             # false start either (the host stopped the game, not the reading).

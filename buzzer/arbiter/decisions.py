@@ -77,12 +77,20 @@ class Ignored:
 
     ``behind_us`` is set for a press that lost to the recognized player: how
     many microseconds after the winner's press it happened (0 for a lost draw).
+
+    ``check`` marks a press made while no question is open (A-G-D2, the game on
+    the board): a button check, which the lamps and the board show ("your button
+    works") and which decides nothing. It is not written to the line: the line
+    says what it always said (the press was ignored, and why), so journals from
+    before it replay byte for byte; the replay makes the same ``Ignored``, with
+    the same ``check``, from the same inputs.
     """
 
     t: int
     seat: int
     reason: str
     behind_us: int | None = None
+    check: bool = False
     TYPE: ClassVar[str] = "ignored"
 
     def to_json(self) -> str:
