@@ -12,7 +12,8 @@ the stock firmware's pin map), used only if the device says (its HELLO's
 ``lamps``) it has that many lamps. The firmware blinks a lamp until told
 otherwise, while the policy's blinks are finite: so a blink is a ``BLINK``
 command followed, ``blinks × period`` later, by an ``OFF`` from a timer of the
-adapter (cancelled if the lamp is switched first). The policy says ``OFF`` too
+adapter (cancelled if the lamp is switched first); a button check's timed lamp
+(an ``ON`` with ``for_ms``) is an ``ON`` ended by the same timer. The policy says ``OFF`` too
 at its first decision after the blink's end; LAMP commands are idempotent, so
 that costs a frame, nothing else.
 """
@@ -46,7 +47,6 @@ class LampLink(Protocol):
     """What the adapter needs of :class:`firmware_bridge.link.BridgeLink`."""
 
     def set_lamp(self, lamp: int, mode: LampMode, period_ms: int = 0) -> None: ...
-
 
 
 class BridgeLamps(PolicyLamps):
@@ -108,14 +108,15 @@ class BridgeLamps(PolicyLamps):
                 timer[1]()
             if change.mode is BLINK:
                 self.link.set_lamp(index, LampMode.BLINK, change.period_ms)
+            else:
+                self.link.set_lamp(index, LampMode.ON if change.mode is ON else LampMode.OFF)
+            if change.duration_ms:  # a blink, or a button check's timed lamp: dark after it
                 self._token += 1
                 token = self._token
                 cancel = self._schedule(
                     change.duration_ms / 1000, functools.partial(self._blink_over, index, token)
                 )
                 self._blink_timers[index] = (token, cancel)
-            else:
-                self.link.set_lamp(index, LampMode.ON if change.mode is ON else LampMode.OFF)
 
     def _blink_over(self, index: int, token: int) -> None:
         with self._lock:

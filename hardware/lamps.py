@@ -9,11 +9,15 @@ decisions the core just made, and the snapshot after them when there is one.
 Lamps are gpiozero ``LED`` devices on an injected pin factory (a transistor
 driver per lamp: see ``docs/raspberry-pi-gpio.md``). Blinking runs on
 gpiozero's background thread for that LED, for the number of blinks the
-policy asked for; ``on``/``off`` stop it.
+policy asked for; ``on``/``off`` stop it. A button check's timed lamp (an
+``ON`` with ``for_ms``, A-G-D2) is put out by a timer from the injected
+``schedule`` (a daemon thread's timer by default; a test's own clock in tests),
+cancelled when the lamp is switched first.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -28,8 +32,11 @@ from buzzer.runtime.lamps import (
     ON,
     SIGNAL,
     LampChange,
+    LampKey,
     LampPolicy,
     PolicyLamps,
+    Scheduler,
+    thread_timer,
 )
 from hardware.factory import claim_error
 from hardware.pinmap import LampPin, PinMap
@@ -65,6 +72,7 @@ class LampBoard(PolicyLamps):
         *,
         blink_on_s: float = BLINK_ON_S,
         blink_off_s: float = BLINK_OFF_S,
+        schedule: Scheduler = thread_timer,
     ) -> None:
         if pin_factory is None:
             raise ValueError("LampBoard needs a pin factory (never the global default)")
@@ -76,6 +84,10 @@ class LampBoard(PolicyLamps):
             blink_period_ms=max(1, round((blink_on_s + blink_off_s) * 1000)),
         )
         self._lock = threading.RLock()
+        self._schedule = schedule
+        #: lamp → (token, cancel) of the timer that ends its timed lamp.
+        self._timers: dict[LampKey, tuple[int, Callable[[], None]]] = {}
+        self._token = 0
         self.podiums: dict[int, Any] = {}
         self.signal: Any = None
         try:
@@ -115,8 +127,19 @@ class LampBoard(PolicyLamps):
             led = self.signal if change.lamp == SIGNAL else self.podiums.get(change.lamp)
             if led is None:
                 continue
+            timer = self._timers.pop(change.lamp, None)
+            if timer is not None:
+                timer[1]()
             if change.mode is ON:
                 led.on()
+                if change.for_ms:
+                    self._token += 1
+                    token = self._token
+                    cancel = self._schedule(
+                        change.for_ms / 1000,
+                        functools.partial(self._timed_over, change.lamp, token),
+                    )
+                    self._timers[change.lamp] = (token, cancel)
             elif change.mode is OFF:
                 led.off()
             else:
@@ -126,6 +149,16 @@ class LampBoard(PolicyLamps):
                     n=change.blinks,
                     background=True,
                 )
+
+    def _timed_over(self, lamp: LampKey, token: int) -> None:
+        with self._lock:
+            timer = self._timers.get(lamp)
+            if timer is None or timer[0] != token:
+                return  # the lamp was switched since: that command stands
+            del self._timers[lamp]
+            led = self.signal if lamp == SIGNAL else self.podiums.get(lamp)
+            if led is not None:
+                led.off()
 
     # -- the lamp test -------------------------------------------------------------
 
@@ -159,6 +192,10 @@ class LampBoard(PolicyLamps):
         return steps
 
     def close(self) -> None:
+        with self._lock:
+            for _, cancel in self._timers.values():
+                cancel()
+            self._timers.clear()
         for led in [*self.podiums.values(), self.signal]:
             if led is not None:
                 led.close()

@@ -30,12 +30,21 @@ decision                       lamps
 ``game_over``
 snapshot ``stage`` is          all off: back on the board, whatever closed the
 ``board`` or ``over``          question (the systems without a chooser emit
-                               no ``chooser`` line)
+                               no ``chooser`` line); but a button check's lamp
+                               stays lit for its time
+``ignored`` with ``check``     a button check (A-G-D2: a press while no
+                               question is open): that podium on for
+                               :data:`CHECK_LAMP_MS`, then dark by itself; a
+                               lamp the game lit is left alone, and anything
+                               that switches the lamp (a ``question``) ends it
 =============================  ===============================================
 
 A blink is finite: ``blinks`` on/off cycles of ``period_ms``, then dark (the
 GPIO adapter hands the count to gpiozero; the Pico only blinks forever, so its
-adapter switches the lamp off when the blink is over). The policy knows when
+adapter switches the lamp off when the blink is over). So is a button check's
+lamp: an ``ON`` change with ``for_ms`` goes dark by itself that long after
+(each adapter's timer, from its injected :data:`Scheduler`, cancelled when the
+lamp is switched first). The policy knows when
 a blink it started from a decision ends on the game clock, and at the first
 decision (or snapshot ``now``) at or after that instant it records the lamp
 as off and says so (an ``OFF`` change): the device's last command and the
@@ -46,7 +55,8 @@ Changes are coalesced per call: at most one change per lamp, the net effect
 of the call, in the order the lamps were first touched (so the recognized
 player's lamp goes first, ahead of the others going out). A lamp whose net
 mode did not change is left alone, except a ``BLINK``, which restarts the
-count. The policy is not thread-safe: an adapter serialises its calls.
+count, and a timed ``ON``, which restarts its time. The policy is not
+thread-safe: an adapter serialises its calls.
 
 :class:`firmware_bridge.lamps.BridgeLamps` is the Pico's adapter, and
 :class:`hardware.lamps.LampBoard` the GPIO one: each lives with the code of its
@@ -99,6 +109,8 @@ BLINK_PERIOD_MS: Final = 240
 LOCKED_BLINKS: Final = 3
 #: Snapshot stages on which no lamp is lit: between questions, and after the game.
 CLOSED_STAGES: Final = frozenset({"board", "over"})
+#: How long a button check (A-G-D2) lights the player's podium lamp.
+CHECK_LAMP_MS: Final = 300
 #: ``Note`` decisions that end the question (and every lamp with it).
 CLOSING_NOTES: Final = frozenset({"game_over"})
 #: ``Note`` decisions that give one seat the floor, as ``recognized`` does.
@@ -112,18 +124,20 @@ class LampChange:
     """One lamp to switch: ``lamp`` (a seat or :data:`SIGNAL`) to ``mode``.
 
     For ``BLINK``, ``blinks`` on/off cycles of ``period_ms`` each, then dark;
-    both are 0 otherwise.
+    both are 0 otherwise. For ``ON``, ``for_ms`` > 0 is a timed lamp (a button
+    check): dark by itself that long after; 0 is on until switched.
     """
 
     lamp: LampKey
     mode: Mode
     blinks: int = 0
     period_ms: int = 0
+    for_ms: int = 0
 
     @property
     def duration_ms(self) -> int:
-        """How long a blink lasts (0 for ``ON``/``OFF``)."""
-        return self.blinks * self.period_ms
+        """How long a blink or a timed lamp lasts (0 for a steady ``ON`` and ``OFF``)."""
+        return self.blinks * self.period_ms if self.mode is BLINK else self.for_ms
 
 
 class _Batch:
@@ -137,7 +151,7 @@ class _Batch:
         return [
             change
             for lamp, change in self.last.items()
-            if change.mode is BLINK or change.mode != self.before[lamp]
+            if change.mode is BLINK or change.for_ms or change.mode != self.before[lamp]
         ]
 
 
@@ -152,12 +166,16 @@ class LampPolicy:
         *,
         blink_period_ms: int = BLINK_PERIOD_MS,
         locked_blinks: int = LOCKED_BLINKS,
+        check_ms: int = CHECK_LAMP_MS,
     ) -> None:
         podiums = tuple(range(1, seats + 1)) if isinstance(seats, int) else tuple(seats)
         if any(seat < 1 for seat in podiums) or len(set(podiums)) != len(podiums):
             raise ValueError(f"seats must be distinct and from 1: {podiums}")
         if blink_period_ms < 1 or locked_blinks < 1:
             raise ValueError("a blink needs a period of at least 1 ms and at least one blink")
+        if check_ms < 1:
+            raise ValueError("a button check's lamp needs at least 1 ms")
+        self.check_ms = check_ms
         self.seats: tuple[int, ...] = podiums
         self.signal = signal
         self.blink_period_ms = blink_period_ms
@@ -165,8 +183,11 @@ class LampPolicy:
         self._modes: dict[LampKey, Mode] = dict.fromkeys(podiums, OFF)
         if signal:
             self._modes[SIGNAL] = OFF
-        #: When each blink started by a decision is over, on the game clock (ns).
+        #: When each blink (or button check) started by a decision is over, on the
+        #: game clock (ns).
         self._blink_ends: dict[LampKey, int] = {}
+        #: The lamps lit now by a button check (A-G-D2), not by the game.
+        self._checks: set[LampKey] = set()
 
     # -- reading -------------------------------------------------------------------
 
@@ -200,7 +221,7 @@ class LampPolicy:
             if isinstance(now, int) and not isinstance(now, bool):
                 self._expire(now, batch)
             if snapshot.get("stage") in CLOSED_STAGES:
-                self._all_off(batch)
+                self._all_off(batch, spare_checks=True)
         return batch.changes()
 
     def _decide(self, decision: Decision, batch: _Batch) -> None:
@@ -219,7 +240,9 @@ class LampPolicy:
             blinks = max(1, round((decision.locked_until - decision.t) / period_ns))
             self._blink(batch, decision.seat, blinks, decision.t)
         elif isinstance(decision, Ignored):
-            if decision.reason == "locked" and self._modes.get(decision.seat) is not BLINK:
+            if decision.check:
+                self._check(batch, decision.seat, decision.t)
+            elif decision.reason == "locked" and self._modes.get(decision.seat) is not BLINK:
                 self._blink(batch, decision.seat, self.locked_blinks, decision.t)
         elif isinstance(decision, WindowOpened):
             self._steady_off(batch)
@@ -269,12 +292,24 @@ class LampPolicy:
             return
         self._modes[lamp] = mode
         self._blink_ends.pop(lamp, None)
+        self._checks.discard(lamp)
         batch.last[lamp] = LampChange(lamp, mode)
+
+    def _check(self, batch: _Batch, lamp: LampKey, t: int) -> None:
+        """A-G-D2: a button check lights ``lamp`` for :attr:`check_ms` from ``t``,
+        unless the game has it lit (a check never overrides the game's lamp)."""
+        if lamp not in self._modes or (self._modes[lamp] is not OFF and lamp not in self._checks):
+            return
+        self._modes[lamp] = ON
+        self._blink_ends[lamp] = t + self.check_ms * _NS_PER_MS
+        self._checks.add(lamp)
+        batch.last[lamp] = LampChange(lamp, ON, for_ms=self.check_ms)
 
     def _blink(self, batch: _Batch, lamp: LampKey, blinks: int, t: int | None) -> None:
         if lamp not in self._modes:
             return
         self._modes[lamp] = BLINK
+        self._checks.discard(lamp)
         if t is None:
             self._blink_ends.pop(lamp, None)
         else:
@@ -292,9 +327,10 @@ class LampPolicy:
             if self._modes[seat] is ON:
                 self._set(batch, seat, OFF)
 
-    def _all_off(self, batch: _Batch) -> None:
+    def _all_off(self, batch: _Batch, *, spare_checks: bool = False) -> None:
         for lamp in self._modes:
-            self._set(batch, lamp, OFF)
+            if not (spare_checks and lamp in self._checks):
+                self._set(batch, lamp, OFF)
 
 
 # -- what every adapter shares ------------------------------------------------------
@@ -344,6 +380,7 @@ def thread_timer(delay_s: float, action: Callable[[], None]) -> Callable[[], Non
 __all__ = [
     "BLINK",
     "BLINK_PERIOD_MS",
+    "CHECK_LAMP_MS",
     "CLOSED_STAGES",
     "CLOSING_NOTES",
     "LOCKED_BLINKS",

@@ -35,6 +35,7 @@ from buzzer.arbiter.decisions import (
 from buzzer.runtime.lamps import (
     BLINK,
     BLINK_PERIOD_MS,
+    CHECK_LAMP_MS,
     LOCKED_BLINKS,
     OFF,
     ON,
@@ -482,7 +483,7 @@ def decision_batches(draw: st.DrawFn) -> list[tuple[list[Decision], dict[str, ob
         batch: list[Decision] = []
         for _ in range(draw(st.integers(0, 4))):
             t += draw(st.integers(0, 2 * S))
-            kind = draw(st.sampled_from(range(12)))
+            kind = draw(st.sampled_from(range(13)))
             seat = draw(SEATS)
             options: list[Decision] = [
                 Recognized(t, seat),
@@ -497,6 +498,7 @@ def decision_batches(draw: st.DrawFn) -> list[tuple[list[Decision], dict[str, ob
                 QuestionSelected(t, 1, 1, 100),
                 Note(t, draw(st.sampled_from(["game_over", "undone"]))),
                 Tie(t, (1, 2)),
+                Ignored(t, seat, "window_closed", check=True),  # A-G-D2
             ]
             batch.append(options[kind])
         stage = draw(st.sampled_from([None, "question", "board", "over"]))
@@ -517,7 +519,7 @@ def test_the_state_is_the_same_whichever_adapter_runs_the_policy(
     link = RecordingLink(lamps=8)
     pico = BridgeLamps(link, 3, schedule=Timers())  # blinks end only by the policy's word
     factory = MockFactory()
-    with LampBoard(pinmap(), factory) as gpio:
+    with LampBoard(pinmap(), factory, schedule=Timers()) as gpio:  # checks end likewise
         for decisions, snapshot in batches:
             policy.apply(decisions, snapshot)
             pico.apply(decisions, snapshot)
@@ -571,3 +573,121 @@ def test_a_wrong_answer_puts_out_that_lamp_on_the_emulated_pico(
         assert wait_until(lambda: not any(levels))
     finally:
         lamps.close()
+
+
+# -- A-G-D2: a button check between questions ---------------------------------------------------
+
+
+def check(t: int, seat: int, reason: str = "window_closed") -> Ignored:
+    """A press on the board, as the engine decides it (A-G-D2)."""
+    return Ignored(t, seat, reason, check=True)
+
+
+def test_A_G_D2_a_check_lights_that_podium_for_0_3_s_of_game_time_then_it_is_dark() -> None:
+    policy = LampPolicy(3, signal=True)
+    board = {"stage": "board", "now": 1 * S}
+    assert policy.apply([check(1 * S, 2)], board) == [LampChange(2, ON, for_ms=CHECK_LAMP_MS)]
+    assert CHECK_LAMP_MS == 300
+    assert policy.state == {1: OFF, 2: ON, 3: OFF, SIGNAL: OFF}
+    assert policy.apply([], {"stage": "board", "now": 1 * S + 299 * MS}) == []
+    assert policy.apply([], {"stage": "board", "now": 1 * S + 300 * MS}) == [LampChange(2, OFF)]
+    assert set(policy.state.values()) == {OFF}
+
+
+def test_A_G_D2_a_press_again_during_the_check_restarts_its_time() -> None:
+    policy = LampPolicy(3, signal=False)
+    policy.apply([check(1 * S, 1)])
+    assert policy.apply([check(1 * S + 200 * MS, 1)]) == [LampChange(1, ON, for_ms=300)]
+    assert policy.apply([], {"stage": "board", "now": 1 * S + 400 * MS}) == []
+    assert policy.apply([], {"stage": "board", "now": 1 * S + 500 * MS}) == [LampChange(1, OFF)]
+
+
+def test_A_G_D2_a_new_question_puts_a_check_lamp_out_at_once() -> None:
+    policy = LampPolicy(3, signal=True)
+    policy.apply([check(1 * S, 3)], {"stage": "board", "now": 1 * S})
+    changes = policy.apply([QuestionSelected(1 * S + 100 * MS, 1, 1, 100)])
+    assert changes == [LampChange(3, OFF)]
+    assert policy.apply([], {"stage": "question", "now": 2 * S}) == []
+
+
+def test_A_G_D2_a_check_never_touches_a_lamp_the_game_lit() -> None:
+    policy = lit_policy()  # seat 2 has the floor, the signal lamp is on
+    assert policy.apply([check(3 * S, 2, "someone_answering")]) == []
+    assert policy.apply([], {"stage": "question", "now": 9 * S}) == []
+    assert policy.state == {1: OFF, 2: ON, 3: OFF, SIGNAL: ON}
+
+
+def test_A_G_D2_several_players_check_at_once_each_lamp_for_its_own_time() -> None:
+    policy = LampPolicy(3, signal=True)
+    policy.apply([check(1 * S, 1), check(1 * S + 100 * MS, 3)], {"stage": "board", "now": 1 * S})
+    assert policy.state == {1: ON, 2: OFF, 3: ON, SIGNAL: OFF}
+    assert policy.apply([], {"stage": "board", "now": 1 * S + 300 * MS}) == [LampChange(1, OFF)]
+    assert policy.apply([], {"stage": "board", "now": 1 * S + 400 * MS}) == [LampChange(3, OFF)]
+
+
+def test_A_G_D2_an_ignored_press_that_is_no_check_lights_nothing() -> None:
+    policy = LampPolicy(3, signal=True)
+    assert policy.apply([Ignored(1 * S, 2, "not_open")], {"stage": "question"}) == []
+
+
+def test_A_G_D2_the_pico_lights_the_check_and_its_own_timer_puts_it_out() -> None:
+    link = RecordingLink(lamps=8)
+    timers = Timers()
+    lamps = BridgeLamps(link, 3, schedule=timers)
+    link.sent.clear()
+    lamps.apply([check(1 * S, 2)], {"stage": "board", "now": 1 * S})
+    assert link.sent == [(1, LampMode.ON, 0)]
+    assert [delay for delay, _ in timers.pending] == [0.3]
+    timers.fire()
+    assert link.sent[-1] == (1, LampMode.OFF, 0)
+
+
+def test_A_G_D2_on_the_pico_a_question_opening_cancels_the_checks_timer() -> None:
+    link = RecordingLink(lamps=8)
+    timers = Timers()
+    lamps = BridgeLamps(link, 3, schedule=timers)
+    lamps.apply([check(1 * S, 2)], {"stage": "board", "now": 1 * S})
+    lamps.apply([QuestionSelected(1 * S + 100 * MS, 1, 1, 100)], {"stage": "question"})
+    assert timers.pending == [] and timers.cancelled == 1
+    assert link.shown()[1] is LampMode.OFF
+
+
+def test_A_G_D2_gpio_a_real_press_on_the_board_lights_the_lamp_then_0_3_s_later_it_is_dark() -> (
+    None
+):
+    """Through the live controller (its clock injected) onto gpiozero's mock pins."""
+    from buzzer.arbiter.events import Press, Select
+    from buzzer.runtime.controller import Controller
+
+    now = [0]
+    controller = Controller.new(
+        {"rules": "tv-modern", "players": ["А", "Б", "В"], "settle_ms": 0, "chooser": 1},
+        clock=lambda: now[0],
+    )
+    timers = Timers()
+    factory = MockFactory()
+    with LampBoard(pinmap(), factory, schedule=timers) as lamps:
+        controller.subscribe(lamps.apply)
+        now[0] = 2 * S
+        controller.submit(Press(2 * S, 3))
+        now[0] = 2 * S + 1 * MS  # the press is released once time has passed it
+        controller.tick()
+        assert lit(factory) == {1: False, 2: False, 3: True, SIGNAL: False}
+        assert [delay for delay, _ in timers.pending] == [0.3]
+        assert controller.snapshot()["scores"] == {"1": 0, "2": 0, "3": 0}
+        # 0.3 s later the adapter's timer puts it out; the policy says so at the next snapshot.
+        now[0] = 2 * S + 300 * MS
+        timers.fire()
+        assert lit(factory)[3] is False
+        controller.submit(Press(now[0], 1))
+        now[0] += 1 * MS
+        controller.tick()
+        assert lamps.state[3] is OFF and lamps.state[1] is ON
+        # A question opening puts the new check out and cancels its timer.
+        now[0] += 50 * MS
+        controller.submit(Select(now[0], 1, 100))
+        now[0] += 1 * MS
+        controller.tick()
+        assert controller.snapshot()["stage"] == "question"
+        assert lit(factory) == {1: False, 2: False, 3: False, SIGNAL: False}
+        assert timers.pending == []
