@@ -314,7 +314,18 @@ def _serve(
     cleanup.callback(runtime.stop)
     # The simulated buttons only when no real ones are attached: with GPIO or a Pico
     # /api/simulate/* is not served (404), a press comes from a real button only.
-    app = create_app(runtime, pin, simulate=not _real_buttons(args))
+    from buzzer.app.game_report import ReportWriter, report_page, report_path
+
+    app = create_app(
+        runtime,
+        pin,
+        simulate=not _real_buttons(args),
+        report=lambda lang: report_page(controller, lang),
+    )
+    if store is not None:
+        # The report beside the journal once the game is over (and after a later change).
+        writer = ReportWriter(controller, report_path(store.path)).start()
+        cleanup.callback(writer.close)
     header = json.loads(next(iter(store.lines()))) if resumed and store else None
     texts = _package_texts(store, args, players)
     app.state.panel.hub.question_lookup = texts.host_view

@@ -429,6 +429,14 @@ class JournalStore:
             self._last_link = links[-1]
         return int(seq)
 
+    def seal(self) -> str | None:
+        """The journal's seal: the last line's link (None: unsealed, or nothing written).
+
+        Read without touching the file (the store keeps it), so any thread may ask."""
+        if self._last_link is None or self._last_link == GENESIS:
+            return None
+        return self._last_link
+
     def _read_last_link(self) -> str:
         row = self._db.execute("SELECT link FROM journal ORDER BY seq DESC LIMIT 1").fetchone()
         if row is None:

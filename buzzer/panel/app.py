@@ -61,6 +61,11 @@ from buzzer.runtime.runtime import Runtime
 from buzzer.web_headers import HostRule, SecurityHeaders
 
 STATIC = Path(__file__).parent / "static"
+#: The report's own policy: one self-contained page, its CSS inline, no script at all.
+REPORT_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'"
+)
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 #: Reads that only the host may make (they show hidden final stakes).
 HOST_READS = frozenset({"/api/commands"})
@@ -199,6 +204,7 @@ def create_app(
     static_dir: Path = STATIC,
     socket_policy: SocketPolicy | None = None,
     allowed_hosts: tuple[str, ...] = (),
+    report: Callable[[str], str] | None = None,
 ) -> FastAPI:
     """The panel of one game: ``game`` is the live :class:`Runtime`, or a controller.
 
@@ -211,6 +217,8 @@ def create_app(
     ``socket_policy``: what a WebSocket may send (the hub's defaults).
     ``allowed_hosts``: more names the ``Host`` header may give (a proxy's), besides
     this machine's addresses, loopback and ``svoyak.local`` (``headers.HostRule``).
+    ``report``: ``report(lang)`` → the game's report page (``svoyak run`` passes
+    ``buzzer.report``'s, a layer above the panel); served at ``/report``.
     """
     owned = isinstance(game, Controller)
     runtime = Runtime(game) if isinstance(game, Controller) else game
@@ -301,6 +309,32 @@ def create_app(
     @app.get("/view", include_in_schema=False)
     async def viewer_page() -> FileResponse:
         return page("view.html")
+
+    if report is not None:
+
+        @app.get("/report", include_in_schema=False)
+        async def report_page(request: Request, lang: str = "ru") -> Response:
+            """The game's report (issue 38): anyone's once the game is over (the board's
+            QR code leads here), the host's alone before (it would show the answers)."""
+            over = controller.snapshot().get("stage") == "over"
+            if not over and not panel.is_host(list(request.scope["headers"])):
+                return JSONResponse(
+                    {
+                        "detail": {
+                            "code": "report_not_yet",
+                            "message": "Отчёт об игре откроется всем, когда игра закончится.",
+                            "message_en": "The game's report opens to everyone once the game "
+                            "is over.",
+                        }
+                    },
+                    status_code=403,
+                )
+            page = await asyncio.to_thread(report, "en" if lang == "en" else "ru")
+            return Response(
+                page,
+                media_type="text/html; charset=utf-8",
+                headers={"Content-Security-Policy": REPORT_CSP, "Cache-Control": "no-store"},
+            )
 
     app.mount("/static", StaticFiles(directory=static_dir), name="static")
 

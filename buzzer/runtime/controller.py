@@ -322,6 +322,18 @@ class Controller:
         self.core, _ = rebuild(journaled + staged, base)
         self._lines = len(journaled) + len(staged)
 
+    def seal(self) -> str | None:
+        """The journal's seal now (docs/journal.md; None: no journal, or one from before
+        the seal). Shown at the game's end, for the host's paper scoresheet."""
+        return None if self.store is None else self.store.seal()
+
+    def journal_lines(self) -> list[str]:
+        """Every line journaled so far, the header first (the report's input)."""
+        with self._lock:
+            if self.store is None:
+                return list(self._memory)
+            return list(self.store.lines())
+
     def snapshot(self) -> LiveSnapshot:
         """The core's snapshot, with this controller's version and clock."""
         with self._lock:

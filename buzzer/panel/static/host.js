@@ -881,6 +881,9 @@
     const s = snapshot;
     box.append(el("h2", { class: "winner-line", id: "winner" },
       s.winner ? t("winner", { name: name(s.winner) }) : t("no.winner")));
+    // issue 38: the report (every press on its timeline, reaction times, the seal)
+    box.append(el("p", {}, el("a", { class: "report-link", id: "report-link",
+      href: "/report?lang=" + Svoyak.lang, target: "_blank", rel: "noopener" }, t("report.open"))));
     // the final as the host judged it (the host's log: stakes stay off the viewers')
     const judged = new Map();
     for (const c of (panel && panel.commands) || []) {

@@ -21,6 +21,8 @@
     const name = (seat) => Svoyak.playerName(s, seat);
     if (s.stage === "over") {
       box.append(el("h1", { class: "winner-line", id: "winner" }, s.winner ? t("winner", { name: name(s.winner) }) : t("no.winner")));
+      box.append(el("p", {}, el("a", { class: "report-link", id: "report-link",
+        href: "/report?lang=" + Svoyak.lang, target: "_blank", rel: "noopener" }, t("report.open"))));
       return;
     }
     if (s.cell) {
