@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from buzzer.terminal import shown
+from rules.packages.demo import BUILTIN_DEMO
 
 
 def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -497,7 +498,7 @@ def _banner(
     setup = controller.core.setup
     package = header.get("package")
     loaded = texts.package
-    if package == "svoyak:demo":
+    if package == BUILTIN_DEMO:
         name = f"«{loaded.name}» " if loaded is not None else ""
         what = f"{name}(встроенный демо-пакет / the built-in demo package, svoyak:demo)"
     elif isinstance(package, str):
@@ -689,11 +690,11 @@ def _board_header(args: argparse.Namespace, players: tuple[str, ...]) -> dict[st
             return {
                 "rules": args.rules,
                 "players": list(players),
-                "package": "svoyak:demo",
+                "package": BUILTIN_DEMO,
                 "settle_ms": 0,
             }
         return {**demo_header(args.rules, players), "settle_ms": 0}
     package = args.package
-    if package != "svoyak:demo":
+    if package != BUILTIN_DEMO:
         package = str(Path(package).resolve())
     return {"rules": args.rules, "players": list(players), "package": package, "settle_ms": 0}
