@@ -29,7 +29,7 @@ from display.i18n import LANGUAGES
 from display.media import AudioBackend, BoardMedia, MixerMusic, Shown
 from display.packages import PackageTexts
 from display.renderer import Renderer
-from display.scene import Facts, Memory, Scene, StartInfo
+from display.scene import Facts, Memory, Scene, StartInfo, is_check
 from display.sounds import SoundConfig, Sounds, cues_for
 from rules.snapshot import LiveSnapshot
 
@@ -229,7 +229,14 @@ class BoardApp:
             self.snapshot = snapshot
             self._snapshot_at = time.monotonic_ns()
             version = snapshot.get("version")
-            begun = int(version) > 0 if version is not None else bool(decisions)
+            if version is None:
+                begun = bool(decisions)
+            elif before is None:
+                begun = int(version) > 0  # a resumed game
+            else:
+                # The first input of the game, but not a button check (A-G-D2): players
+                # check their buttons while the host still scans the start screen's code.
+                begun = int(version) > 0 and not all(is_check(d) for d in decisions)
             if begun and self.show_start:
                 self.show_start = False  # the first input of the game: the start screen goes
         if pending and self.media is not None:

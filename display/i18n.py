@@ -28,6 +28,8 @@ _STRINGS: Mapping[str, Mapping[str, str]] = MappingProxyType(
         },
         "players": {"ru": "Игроки", "en": "Players"},
         "waiting": {"ru": "Ждём начала игры", "en": "Waiting for the game to start"},
+        # A-G-D2: a press between questions, shown for a moment (display.view.button_check)
+        "button_works": {"ru": "Кнопка работает: {name}", "en": "Button works: {name}"},
         "chooses": {"ru": "выбирает", "en": "chooses"},
         "answering": {"ru": "отвечает", "en": "answering"},
         "answered": {"ru": "ответ был", "en": "answered"},

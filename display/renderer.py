@@ -134,14 +134,19 @@ class Renderer:
 
     def _widgets(self, kind: str, scene: Scene, now: int) -> list[Widget]:
         if kind == screens.START:
-            return self._start(scene)
+            return self._start(scene, now)
         snapshot = scene.snapshot
         assert snapshot is not None
         lang = self.lang
         layout = self.layout
+        # A-G-D2: a button check on the board (paused there too) is named in the
+        # header's right-hand side, where a question's price stands: on real time,
+        # as a press in a pause is after the pause's frozen instant.
+        checked = view.button_check(scene, now, lang)
         now = view.frozen_now(scene, now)  # A-G-D1: a paused game's clocks stand still
         # The pause screen keeps the header of what was being played.
         left, right = view.header(scene, stage_kind(scene) if kind == screens.PAUSE else kind, lang)
+        right = checked or right
         out = [Widget("header", self._header_rect(), (left, right), self.widgets.header)]
         out.extend(self._timer(scene, now))
         out.extend(self._podiums(scene, now))
@@ -473,13 +478,14 @@ class Renderer:
     def _rows(self, name: str, area: pygame.Rect, rows: Sequence[Row], status: str = "") -> Widget:
         return Widget(name, area, (tuple(rows), status), self.widgets.rows)
 
-    def _start(self, scene: Scene) -> list[Widget]:
+    def _start(self, scene: Scene, now: int) -> list[Widget]:
         start = scene.start or screens.StartInfo()
         snapshot = scene.snapshot
         listed = snapshot.get("players") if snapshot is not None else None
         players = tuple(str(p) for p in listed or ())
         title = start.title or ""
-        key = (start.url or "", title, players)
+        # A-G-D2: players check their buttons before the game, the start screen up
+        key = (start.url or "", title, players, view.button_check(scene, now, self.lang))
         return [Widget("start", self.layout.screen, key, self.widgets.start)]
 
 

@@ -58,6 +58,23 @@ class Facts:
     cat_to: int | None = None
     cat_options: tuple[int, ...] = ()
     special_opener: int | None = None
+    #: A-G-D2: the latest button check (a press while no question is open): its
+    #: seat and game time (ns), until a question is chosen.
+    checked: tuple[int, int] | None = None
+
+
+def is_check(decision: Any) -> bool:
+    """Whether ``decision`` is a button check (A-G-D2): an ``ignored`` press made
+    while no question was open. Only a ``Decision`` object says so (its JSON
+    line does not, so that old journals replay byte for byte)."""
+    return _kind(decision) == "ignored" and getattr(decision, "check", False) is True
+
+
+def _t_ns(decision: Any) -> int:
+    """A decision's time in game ns (a JSON dict's ``t`` is in seconds)."""
+    if isinstance(decision, Mapping):
+        return round(float(decision.get("t") or 0) * 1e9)
+    return int(decision.t)
 
 
 def _kind(decision: Any) -> str:
@@ -132,6 +149,10 @@ class Memory:
                 changes["cat_options"] = tuple(int(v) for v in _field(decision, "options") or ())
             elif kind == "shootout_started":
                 changes["final_until"] = None
+            elif kind == "question":
+                changes["checked"] = None  # a question is open: no check to show
+            elif is_check(decision):
+                changes["checked"] = (int(_field(decision, "seat")), _t_ns(decision))
         if revealed is not None:
             changes["revealed"] = revealed
         if verdicts is not None:

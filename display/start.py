@@ -17,13 +17,14 @@ from display.i18n import tr
 from display.paint import Painter
 from display.palette import RGB
 
-#: (the panel's address or "", the game's title or "", the players' names).
-StartKey = tuple[str, str, tuple[str, ...]]
+#: (the panel's address or "", the game's title or "", the players' names, a button
+#: check's line or "": A-G-D2, «Кнопка работает: Анна»).
+StartKey = tuple[str, str, tuple[str, ...], str]
 
 
 def paint_start(paint: Painter, rect: pygame.Rect, key: StartKey, lang: str) -> None:
     """The whole start screen, from its key. No PIN here, ever: the players see the board."""
-    url, title, players = key
+    url, title, players, checked = key
     layout = paint.layout
     surface = paint.surface
     surface.fill(palette.BACKGROUND, rect)
@@ -44,12 +45,16 @@ def paint_start(paint: Painter, rect: pygame.Rect, key: StartKey, lang: str) -> 
         lines.append((tr("pin_elsewhere", lang), layout.font_status, palette.MUTED))
     if not lines:
         lines.append((tr("waiting", lang), layout.font_status, palette.WHITE))
+    # A-G-D2: the last line is kept for a button check, so that nothing moves when one
+    # is shown (empty the rest of the time).
+    lines.append((checked, layout.font_status, palette.GREEN))
     weights = [2 if size == layout.font_big else 1 for _, size, _ in lines]
     unit = info.height / max(1, sum(weights))
     y = float(info.top)
     for (text, size, colour), weight in zip(lines, weights, strict=True):
         box = pygame.Rect(info.left, round(y), info.width, round(unit * weight))
-        paint.line(text, box, size, colour, palette.BACKGROUND, "left")
+        if text:
+            paint.line(text, box, size, colour, palette.BACKGROUND, "left")
         y += unit * weight
     if url:
         caption_h = round(0.08 * h)

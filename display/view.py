@@ -72,6 +72,24 @@ def player_name(snapshot: GameSnapshot, seat: int | None, lang: str) -> str:
     return tr("seat", lang, n=seat)
 
 
+#: How long the board names the player whose button check it saw (A-G-D2).
+CHECK_SHOWN_NS = 2_000_000_000
+
+
+def button_check(scene: Scene, now: int, lang: str) -> str:
+    """A-G-D2: «Кнопка работает: Анна» for :data:`CHECK_SHOWN_NS` after a press
+    while no question is open (before the first, between questions, paused on
+    the board), else "". The engine said it was a check; this only words it."""
+    snapshot = scene.snapshot
+    checked = scene.facts.checked
+    if snapshot is None or checked is None or snapshot.get("stage") != "board":
+        return ""
+    seat, t = checked
+    if not 0 <= now - t < CHECK_SHOWN_NS:
+        return ""
+    return tr("button_works", lang, name=player_name(snapshot, seat, lang))
+
+
 def _int_keys(mapping: Mapping[str, int] | None) -> dict[int, int]:
     return {int(k): v for k, v in (mapping or {}).items()}
 
@@ -165,7 +183,11 @@ def _locked(snapshot: GameSnapshot, now: int) -> dict[int, int]:
 def animating(scene: Scene, now: int) -> bool:
     """True while something moves without the snapshot changing: a countdown, a blinking lamp."""
     snapshot = scene.snapshot
-    if snapshot is None or scene.start is not None:
+    if snapshot is None:
+        return False
+    if button_check(scene, now, "en"):
+        return True  # A-G-D2: the name goes away on its own
+    if scene.start is not None:
         return False
     if snapshot.get("paused_at") is not None:
         return False  # A-G-D1: nothing moves during a pause

@@ -103,6 +103,23 @@ SCENES: dict[str, Callable[[], tuple[Scene, int, str]]] = {
         "ru",
     ),
     "board": lambda: (Scene(base()), NOW, "ru"),
+    # A-G-D2: Борис pressed his button half a second ago, no question open: the
+    # header's right-hand side names him (the board decides nothing).
+    "board_button_check": lambda: (
+        Scene(base(), Facts(checked=(2, NOW - 500 * MS))),
+        NOW,
+        "ru",
+    ),
+    # A-G-D2 before the game: the start screen stays up, and names who pressed.
+    "start_button_check_english": lambda: (
+        Scene(
+            base(version=2),
+            Facts(checked=(1, NOW - 100 * MS)),
+            start=StartInfo(url="http://192.168.1.23:8000/panel", title="Svoyak, TV since 2008"),
+        ),
+        NOW,
+        "en",
+    ),
     "question_reading_false_start": lambda: (
         Scene(question(locked_until={"2": NOW + NS}), question_text=QUESTION),
         NOW,
