@@ -46,7 +46,6 @@ unavailable).
 from __future__ import annotations
 
 import importlib
-import os
 import queue
 import sys
 import threading
@@ -1256,11 +1255,10 @@ def default_png_path(now: float | None = None) -> Path:
     from ``/`` by the appliance's unit must not leave images where nobody
     looks, and each run keeps its own picture to compare with the last.
     """
-    base = os.environ.get("XDG_STATE_HOME", "")
-    if not os.path.isabs(base):
-        base = os.path.join(os.path.expanduser("~"), ".local", "state")
+    import platformdirs
+
     name = time.strftime("selftest-latency-%Y%m%d-%H%M%S.png", time.localtime(now))
-    return Path(base) / "svoyak" / "selftest" / name
+    return platformdirs.user_state_path("svoyak") / "selftest" / name
 
 
 @dataclass

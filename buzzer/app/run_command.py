@@ -636,12 +636,10 @@ def _gpio(pins: str | None, runtime: Any, panel: Any, chip: int | None = None) -
 
 
 def _games_dir() -> Path:
-    from pathlib import Path
+    """``$XDG_DATA_HOME/svoyak/games`` (platformdirs: a relative value is ignored)."""
+    import platformdirs
 
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "share"
-    )
-    return Path(base) / "svoyak" / "games"
+    return platformdirs.user_data_path("svoyak") / "games"
 
 
 def _new_game_path() -> Path:

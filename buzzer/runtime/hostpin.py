@@ -21,15 +21,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import platformdirs
+
 FILE_NAME = "panel.json"
 
 
 def state_dir() -> Path:
-    """The user's state folder for svoyak (XDG Base Directory: ``$XDG_STATE_HOME``)."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state"
-    )
-    return Path(base) / "svoyak"
+    """The user's state folder for svoyak (XDG Base Directory: ``$XDG_STATE_HOME``, by
+    platformdirs: the maintained reading of the spec, a relative value ignored)."""
+    return platformdirs.user_state_path("svoyak")
 
 
 def panel_file() -> Path:
