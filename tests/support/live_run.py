@@ -15,7 +15,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,21 +33,33 @@ class LiveRun:
     url: str
     proc: subprocess.Popen[str]
     printed: list[str] = field(default_factory=list)
+    #: The host's PIN: the one given, or the one ``svoyak run`` made up and printed.
+    pin: str = ""
 
     def output(self) -> str:
         return "".join(self.printed)
 
 
 @contextmanager
-def served(*args: str, prefix: Sequence[str] = (), pin: str = PIN) -> Iterator[LiveRun]:
-    """``svoyak run --headless`` on a free port (``prefix``: run it under, e.g. nsenter)."""
+def served(
+    *args: str,
+    prefix: Sequence[str] = (),
+    pin: str | None = PIN,
+    env: Mapping[str, str] | None = None,
+) -> Iterator[LiveRun]:
+    """``svoyak run --headless`` on a free port (``prefix``: run it under, e.g. nsenter).
+
+    ``pin`` None: no ``--pin``, the one ``svoyak run`` makes up is read from its output.
+    """
+    given = () if pin is None else ("--pin", pin)
     proc = subprocess.Popen(
-        [*prefix, *RUN, "--port", "0", "--pin", pin, *args],
+        [*prefix, *RUN, "--port", "0", *given, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        env=None if env is None else dict(env),
     )
-    run = LiveRun("", proc)
+    run = LiveRun("", proc, pin=pin or "")
     lines: queue.Queue[str] = queue.Queue()
 
     def pump() -> None:
@@ -66,6 +78,7 @@ def served(*args: str, prefix: Sequence[str] = (), pin: str = PIN) -> Iterator[L
             if found and not run.url:
                 run.url = found.group(0)
             if line.strip().startswith("PIN:"):
+                run.pin = run.pin or line.split(":", 1)[1].strip()
                 break
         yield run
     finally:

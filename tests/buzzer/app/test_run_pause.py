@@ -11,21 +11,16 @@ the run wrote makes the same decisions.
 from __future__ import annotations
 
 import json
-import queue
-import re
-import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-PIN = "864208"
+from tests.support.live_run import PIN, served
+
 WINDOW_S = 3.0  # tv-modern's press window (TV-M-A3)
 PACKAGE = {
     "name": "Пауза",
@@ -44,35 +39,6 @@ PACKAGE = {
         }
     ],
 }
-
-
-@contextmanager
-def served(*args: str) -> Iterator[str]:
-    """``svoyak run --headless`` on a free port; its panel URL, then SIGINT."""
-    command = [sys.executable, "-m", "buzzer.cli", "run", "--headless", "--host", "127.0.0.1"]
-    proc = subprocess.Popen(
-        [*command, "--port", "0", "--pin", PIN, *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(
-        target=lambda: [lines.put(line) for line in proc.stdout or ()], daemon=True
-    ).start()
-    printed: list[str] = []
-    try:
-        while not any(line.strip().startswith("PIN:") for line in printed):
-            printed.append(lines.get(timeout=30))
-        found = (re.search(r"http://127\.0\.0\.1:\d+", line) for line in printed)
-        yield next(m.group(0) for m in found if m)
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 class Host:
@@ -122,8 +88,8 @@ def test_A_G_D1_a_window_open_at_the_pause_outlives_a_longer_pause_live_and_in_r
     journal = tmp_path / "game.sqlite"
     args = ("--journal", str(journal), "--rules", "tv-modern", "--package", str(package),
             "--players", "Аня,Борис,Вера")  # fmt: skip
-    with served(*args) as url:
-        host = Host(url)
+    with served(*args) as run:
+        host = Host(run.url)
         host.command(type="select", theme=1, price=100)
         host.command(type="reading_start")
         host.command(type="reading_end")

@@ -11,53 +11,18 @@ here) there is no such strip, and ``/api/simulate`` is not served.
 from __future__ import annotations
 
 import os
-import queue
-import re
-import signal
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import httpx
 import pytest
 
+from tests.support.live_run import served
 from tests.support.panel_game import PHONE, TABLET, TIMEOUT_MS, chromium
 from tests.support.paths import REPO
 
-RUN = [sys.executable, "-m", "buzzer.cli", "run"]
-HEADLESS = ("--headless", "--host", "127.0.0.1", "--port", "0", "--no-journal")
-
-
-@contextmanager
-def served(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, str]]:
-    """``svoyak run`` in a process of its own: its panel URL and the PIN it printed."""
-    proc = subprocess.Popen(
-        [*RUN, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
-    )
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(
-        target=lambda: [lines.put(line) for line in proc.stdout or ()], daemon=True
-    ).start()
-    printed: list[str] = []
-    try:
-        while not any(line.strip().startswith("PIN:") for line in printed):
-            printed.append(lines.get(timeout=30))
-        found = (re.search(r"http://\S+?/(?=\s|$)", line) for line in printed)
-        url = next(m.group(0) for m in found if m)
-        pin = next(
-            line.split(":")[1].strip() for line in printed if line.strip().startswith("PIN:")
-        )
-        yield url.rstrip("/"), pin
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+#: ``svoyak run --headless`` on 127.0.0.1 (tests/support/live_run.py), no journal.
+HEADLESS = ("--no-journal",)
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +87,8 @@ def score(page: Any, seat: int) -> str:
 
 
 def test_a_new_host_plays_a_headless_trial_from_the_panel_alone(browser: Any) -> None:
-    with served(*HEADLESS) as (url, pin):
+    with served(*HEADLESS, pin=None) as run:
+        url, pin = run.url, run.pin
         page = log_in(browser, url, pin, TABLET)
         # Marked as a simulation, one press button per player.
         strip = page.wait_for_selector("#simulate:not([hidden])")
@@ -186,7 +152,8 @@ def test_a_new_host_plays_a_headless_trial_from_the_panel_alone(browser: Any) ->
 def test_real_buttons_leave_no_simulated_ones(browser: Any) -> None:
     pins = REPO / "hardware" / "pinmap.example.toml"
     env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}
-    with served(*HEADLESS, "--pins", str(pins), env=env) as (url, pin):
+    with served(*HEADLESS, "--pins", str(pins), pin=None, env=env) as run:
+        url, pin = run.url, run.pin
         assert httpx.get(url + "/api/simulate", timeout=10).status_code == 404
         page = log_in(browser, url, pin, TABLET)
         page.wait_for_selector(".cell[data-theme='1'][data-price='100']")
