@@ -162,3 +162,34 @@ def test_a_host_button_pressed_while_paused_is_refused(tmp_path: Path) -> None:
     finally:
         attached.close()
         runtime.stop()
+
+
+def test_A_G_D2_a_press_on_the_board_is_journaled_lights_its_lamp_and_decides_nothing(
+    tmp_path: Path,
+) -> None:
+    """Is my button working? (issue 38): before the first question a real edge is a
+    journaled press, the engine's button check lights that podium (the lamp policy's
+    0.3 s), no score moves, and a question chosen puts the lamp out."""
+    pinmap = load_pinmap(example_path())
+    factory = MockFactory()
+    controller = Controller.new(HEADER, JournalStore(tmp_path / "g.sqlite"))
+    runtime = Runtime(controller).start()
+    attached = attach_gpio(runtime, pinmap, factory, Alerts())
+    try:
+        factory.pin(pinmap.players[3].pin).drive_low()  # player 3 tries the button
+        deadline = time.monotonic() + 10
+        while attached.lamps.state[3] != "on" and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert attached.lamps.state[3] == "on"
+        assert any('"type": "press"' in line for line in controller.store.lines())
+        snapshot = controller.snapshot()
+        assert snapshot["stage"] == "board" and set(snapshot["scores"].values()) == {0}
+        host(runtime, lambda t: Select(t, 1, 100))
+        wait_for(lambda s: s["stage"] == "question", controller)
+        deadline = time.monotonic() + 10  # the listeners run just after the snapshot moves
+        while attached.lamps.state[3] != "off" and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert attached.lamps.state[3] == "off"
+    finally:
+        attached.close()
+        runtime.stop()
