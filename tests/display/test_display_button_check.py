@@ -118,3 +118,6 @@ def test_A_G_D2_the_words_in_english_and_only_on_the_board() -> None:
     assert view.button_check(scene, 11 * NS, "en") == ""  # 2 s after the press
     question = Scene({**snapshot, "stage": "question"}, facts)  # type: ignore[arg-type]
     assert view.button_check(question, 10 * NS, "en") == ""
+    # paused on the board (A-G-D1): named on real time, not the pause's frozen instant
+    paused = Scene({**snapshot, "paused_at": 5 * NS}, facts)  # type: ignore[arg-type]
+    assert view.button_check(paused, 10 * NS, "en") == "Button works: Анна"
