@@ -29,7 +29,7 @@ from display.i18n import LANGUAGES
 from display.media import AudioBackend, BoardMedia, MixerMusic, Shown
 from display.packages import PackageTexts
 from display.renderer import Renderer
-from display.scene import Facts, Memory, Scene, StartInfo, is_check
+from display.scene import AfterGame, Facts, Memory, Scene, StartInfo, is_check
 from display.sounds import SoundConfig, Sounds, cues_for
 from rules.snapshot import LiveSnapshot
 
@@ -105,6 +105,8 @@ class BoardApp:
         #: Shown until the first input of the game (and on the S key).
         self.start = start
         self.show_start = start is not None
+        #: The game-over screen's report address and seal, asked for at the game's end.
+        self.after: Callable[[], AfterGame] | None = None
         #: Game time in ns; the controller's ``now`` when attached.
         self.clock = clock
         self._want_sounds = sounds
@@ -196,6 +198,9 @@ class BoardApp:
 
     def scene(self) -> Scene:
         start = self.start if self.show_start else None
+        snapshot = self.snapshot
+        over = snapshot is not None and snapshot.get("stage") == "over"
+        after = self.after() if over and self.after is not None else None
         if self.media is not None:
             shown = self._shown
             return Scene(
@@ -208,6 +213,7 @@ class BoardApp:
                 media_notes=shown.notes,
                 cat=shown.cat,
                 answer_text=shown.answer,
+                after=after,
             )
         return Scene(
             self.snapshot,
@@ -216,6 +222,7 @@ class BoardApp:
             image=self.image,
             final_theme_names=self.final_theme_names,
             start=start,
+            after=after,
         )
 
     def _take_pending(self) -> list[str]:

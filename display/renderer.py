@@ -427,6 +427,22 @@ class Renderer:
         return rows
 
     def _over(self, scene: Scene, snapshot: GameSnapshot) -> list[Widget]:
+        after = scene.after
+        if after is None or not (after.report_url or after.seal):
+            return self._over_in(self.layout.main, scene, snapshot)
+        # The report's corner at the right: its QR code and the journal's seal (issue 38).
+        main = self.layout.main
+        gap = self.layout.margin * 2
+        side = main.width * 30 // 100
+        corner = pygame.Rect(main.right - side, main.top, side, main.height)
+        rest = pygame.Rect(main.left, main.top, main.width - side - gap, main.height)
+        key = (after.report_url or "", after.seal or "")
+        return [
+            *self._over_in(rest, scene, snapshot),
+            Widget("after", corner, key, self.widgets.after),
+        ]
+
+    def _over_in(self, main: pygame.Rect, scene: Scene, snapshot: GameSnapshot) -> list[Widget]:
         lang = self.lang
         layout = self.layout
         winner = snapshot.get("winner")
@@ -447,14 +463,14 @@ class Renderer:
         if answer:
             # The final's right answer, now that every verdict is in, between the
             # winner and the scores.
-            top, rest = layout.split(layout.main, 0.32)
+            top, rest = layout.split(main, 0.32)
             line, rest = layout.split(rest, 0.2)
             return [
                 Widget("headline", top, headline, self.widgets.winner),
                 Widget("answer", line, (answer, view.TONE_GOLD), self.widgets.answer),
                 self._rows("rows", rest, rows),
             ]
-        top, rest = layout.split(layout.main, 0.4)
+        top, rest = layout.split(main, 0.4)
         return [
             Widget("headline", top, headline, self.widgets.winner),
             self._rows("rows", rest, rows),

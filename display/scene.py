@@ -44,6 +44,16 @@ class StartInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class AfterGame:
+    """What the game-over screen adds (issue 38): the report's address as a QR code,
+    and the journal's seal in its short form for the paper scoresheet. Given by the
+    composition (the board knows neither the panel's address nor the journal)."""
+
+    report_url: str | None = None
+    seal: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Facts:
     """What the decisions told and the snapshot does not (see :class:`Memory`)."""
 
@@ -188,6 +198,8 @@ class Scene:
     cat: CatParams | None = None
     #: The final's right answer, from the package, once every verdict is in.
     answer_text: str | None = None
+    #: The game-over screen's report corner (None: nothing to add).
+    after: AfterGame | None = None
 
     @property
     def pictures(self) -> tuple[pygame.Surface | None, ...]:

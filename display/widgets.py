@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import pygame
 
 from display import palette, view
+from display.after_game import AfterKey, paint_after
 from display.grid import GridKey, paint_grid
 from display.layout import Podium
 from display.paint import Painter
@@ -169,6 +170,9 @@ class WidgetPainter:
 
     def start(self, rect: pygame.Rect, key: StartKey) -> None:
         paint_start(self.paint, rect, key, self.lang)
+
+    def after(self, rect: pygame.Rect, key: AfterKey) -> None:
+        paint_after(self.paint, rect, key, self.lang)
 
     def labelled(self, rect: pygame.Rect, key: tuple[str, str]) -> None:
         """A small muted label over a large white value (the cat's theme)."""

@@ -30,9 +30,10 @@ def run_with_board(
     """
     import pygame
 
+    from buzzer.journal.seal import short
     from display.app import BoardApp
     from display.keyboard import KeyboardButtons
-    from display.scene import StartInfo
+    from display.scene import AfterGame, StartInfo
 
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -51,6 +52,15 @@ def run_with_board(
         return 2
     controller = runtime.controller
     board.attach(controller)
+    # The game-over screen's corner (issue 38): the report on the panel's address, and
+    # the journal's seal for the paper scoresheet (None without a sealed journal).
+    report_url = url.rstrip("/") + "/report"
+
+    def after() -> AfterGame:
+        seal = controller.seal()
+        return AfterGame(report_url, None if seal is None else short(seal))
+
+    board.after = after
     if texts is not None:
         # The question's text, pictures and sound from the package (the snapshot
         # carries none), looked up on the board's own thread as snapshots arrive.

@@ -22,7 +22,7 @@ import pygame
 import pytest
 
 from display.renderer import render
-from display.scene import NOTE_AUDIO, NOTE_VIDEO, Facts, Memory, Scene, StartInfo
+from display.scene import NOTE_AUDIO, NOTE_VIDEO, AfterGame, Facts, Memory, Scene, StartInfo
 from rules.packages import CatParams, PriceChoice
 from tests.support.display_support import MS, NS
 from tests.support.paths import GOLDEN
@@ -314,6 +314,23 @@ SCENES: dict[str, Callable[[], tuple[Scene, int, str]]] = {
         Scene(base(stage="over", winner=3, over=True, scores={"1": 1000, "2": -200, "3": 2300})),
         NOW,
         "ru",
+    ),
+    # Issue 38: the report's QR code and the journal's seal in the game-over corner.
+    "over_report": lambda: (
+        Scene(
+            base(stage="over", winner=3, over=True, scores={"1": 1000, "2": -200, "3": 2300}),
+            after=AfterGame("http://192.168.1.23:8080/report", "3F7A-92C1-0B4E"),
+        ),
+        NOW,
+        "ru",
+    ),
+    "over_report_english": lambda: (
+        Scene(
+            base(stage="over", winner=3, over=True, scores={"1": 1000, "2": -200, "3": 2300}),
+            after=AfterGame("http://192.168.1.23:8080/report", "3F7A-92C1-0B4E"),
+        ),
+        NOW,
+        "en",
     ),
     "over_no_winner": lambda: (
         Scene(

@@ -122,3 +122,16 @@ class Host:
             if check(state) or time.monotonic() > deadline:
                 return state
             time.sleep(0.02)
+
+
+class IdleServer:
+    """uvicorn's place in ``run_with_board``: serves nothing for a moment, then stops."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.should_exit = False
+
+    def run(self, sockets: Any = None) -> None:
+        deadline = time.monotonic() + self.seconds
+        while not self.should_exit and time.monotonic() < deadline:
+            time.sleep(0.02)

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.buzzer.panel.test_panel_cli import served
+from tests.support.live_run import IdleServer
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -50,19 +51,6 @@ def test_the_start_screen_carries_no_pin() -> None:
     assert "pin" not in {f.name for f in dataclasses.fields(StartInfo)}
     with pytest.raises(TypeError):
         StartInfo("4821", "http://10.0.0.5:8000/")  # type: ignore[misc]  # a PIN first: refused
-
-
-class IdleServer:
-    """uvicorn's place in ``run_with_board``: serves nothing for a moment, then stops."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.should_exit = False
-
-    def run(self, sockets: Any = None) -> None:
-        deadline = time.monotonic() + self.seconds
-        while not self.should_exit and time.monotonic() < deadline:
-            time.sleep(0.02)
 
 
 def test_the_board_of_a_live_game_shows_the_address_and_never_the_pin(
@@ -114,7 +102,7 @@ def test_the_board_of_a_live_game_shows_the_address_and_never_the_pin(
 
     renderer = Renderer(pygame.Surface((640, 360)))
     for scene in drawn:
-        (widget,) = renderer._start(scene)
+        (widget,) = renderer._start(scene, 0)
         shown = json.dumps(widget.key, ensure_ascii=False)
         assert url in shown and pin not in shown
         assert pin not in json.dumps(dataclasses.asdict(scene.start), ensure_ascii=False)
