@@ -254,8 +254,9 @@ _COMMAND_MODULES = (
     "buzzer.app.run_command",
     "buzzer.app.doctor_command",
     "display.commands",
-    "buzzer.tournament.commands",
-    "buzzer.tournament.server_commands",
+    # `svoyak tournament` and `tournament-server`, handed the game report's statistics
+    # and pages (the report sits a layer above the tournament).
+    "buzzer.app.tournament_commands",
     "rules.packages.commands",
     "buzzer.report.command",
 )

@@ -44,6 +44,15 @@ CSP = (
     "form-action 'self'; frame-ancestors 'none'"
 )
 
+#: A game report's own policy (``svoyak report``'s page, served by the panel at
+#: ``/report`` and by the tournament server at ``/games/{id}/report``): one
+#: self-contained page, its CSS inline, no script at all. Set on that response,
+#: it replaces :data:`CSP` there (:class:`SecurityHeaders` adds only what is missing).
+REPORT_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'"
+)
+
 HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"content-security-policy", CSP.encode("ascii")),
     (b"x-frame-options", b"DENY"),

@@ -13,7 +13,8 @@ module light: handlers import the store when they run.
 * ``qualifier DB RESULTS.csv`` — the written qualifier: ``name,blue,red`` rows (TOUR-2.9)
 * ``draws DB`` — the draw journal: every lot with its seed, and whether it replays
 * ``override DB GAME_ID --place SEAT=PLACE … --reason TEXT`` — TOUR-1.9
-* ``standings DB`` — individual and team tables
+* ``standings DB [--csv]`` — individual and team tables, each player's statistics over every
+  reported game; ``--csv``: the individual table with the statistics as CSV
 * ``export DB OUT.csv`` — every recorded seat as CSV
 * ``series formats | new | add | show | result | decide | pick | close | list`` — a TV
   series played game by game (docs/tournament.md#series-formats): after every
@@ -256,16 +257,31 @@ def _points(value: Any) -> str:
 
 def _cmd_standings(args: argparse.Namespace) -> int:
     from buzzer.tournament.errors import TournamentError
+    from buzzer.tournament.statistics import (
+        journal_statistics,
+        player_statistics,
+        standings_csv,
+    )
     from buzzer.tournament.store import TournamentStore
 
+    game_statistics = getattr(args, "game_statistics", None)
     try:
         with TournamentStore(args.db) as store:
             players = store.individual_standings()
             teams = store.team_standings()
             overrides = store.overrides()
             champions = store.champions()
+            seats = store.seat_results()
+            journals = store.journals() if game_statistics is not None else {}
     except TournamentError as exc:
         return _fail("standings", exc)
+    per_game = journal_statistics(journals, game_statistics) if game_statistics else {}
+    stats = player_statistics(seats, per_game)
+    if getattr(args, "csv", False):
+        # Names are written as given (the CSV's quoting keeps them whole): no shown().
+        sys.stdout.write(standings_csv(players, stats))
+        sys.stdout.flush()
+        return 0
     group = None
     for row in players:
         if row.age_group is not group:
@@ -288,6 +304,8 @@ def _cmd_standings(args: argparse.Namespace) -> int:
             )
         else:
             _say(f"{group.value} champion: {champion}")
+    if game_statistics is not None and stats:
+        _print_statistics(players, stats)
     _say("Team standings (TOUR-3.3–3.6)")
     _say(f"{'#':>3}  {'team':24} {'points':>8} {'players':>7} {'sum':>6}")
     for team in teams:
@@ -300,6 +318,28 @@ def _cmd_standings(args: argparse.Namespace) -> int:
         for override in overrides:
             _say(f"  {_override_line(override)}")
     return 0
+
+
+def _print_statistics(players: Any, stats: Any) -> None:
+    """Each player's statistics over every reported game (docs/report.md's definitions)."""
+    from buzzer.tournament.statistics import milliseconds, per_game_text
+
+    _say("Statistics over every reported game (reaction times in ms from the signal)")
+    _say(
+        f"{'name':24} {'games':>5} {'pts/g':>8} {'right':>5} {'wrong':>5} "
+        f"{'median':>9} {'best':>9} {'false':>5}"
+    )
+    for row in players:
+        s = stats.get(row.name)
+        if s is None:
+            continue
+        some = s.journaled > 0
+        _say(
+            f"{row.name:24} {s.games:>5} {per_game_text(s.points_per_game):>8} "
+            f"{s.right if some else '-':>5} {s.wrong if some else '-':>5} "
+            f"{milliseconds(s.median_us) or '-':>9} {milliseconds(s.best_us) or '-':>9} "
+            f"{s.false_starts if some else '-':>5}"
+        )
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -684,7 +724,11 @@ def _add_series_commands(actions: Any) -> None:
     step("close", "end the ladder: its best play the finals (2005)", _cmd_series_close)
 
 
-def add_commands(subparsers: Any) -> None:
+def add_commands(subparsers: Any, *, statistics: Any = None) -> None:
+    """Register ``svoyak tournament``. ``statistics``: a stored journal → its seats'
+    statistics (:data:`buzzer.tournament.statistics.GameStatistics`, the game
+    report's reading, a layer above: ``buzzer/app/tournament_commands.py`` hands
+    it in); without it ``standings`` has no statistics columns."""
     tournament = subparsers.add_parser(
         "tournament", help="run a tournament: registration, draws, results, standings"
     )
@@ -776,7 +820,13 @@ def add_commands(subparsers: Any) -> None:
 
     standings = actions.add_parser("standings", help="print individual and team standings")
     standings.add_argument("db", help=_DB_HELP)
-    standings.set_defaults(handler=_cmd_standings)
+    standings.add_argument(
+        "--csv",
+        action="store_true",
+        help="print the individual standings with each player's statistics as CSV "
+        "(RFC 4180; a name starting with =, +, -, @ gets a leading ')",
+    )
+    standings.set_defaults(handler=_cmd_standings, game_statistics=statistics)
 
     export = actions.add_parser("export", help="write every recorded seat as CSV")
     export.add_argument("db", help=_DB_HELP)

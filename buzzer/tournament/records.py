@@ -69,6 +69,29 @@ class SeatResult:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredJournal:
+    """A recorded game's journal, kept in the tournament's file with its result.
+
+    ``lines``: exactly as reported (a room's links, and so its seal, intact).
+    ``replay_header``: the header the result was replayed with when it was not
+    line 1 (a room's package looked up among the tournament's own: that copy's
+    path); ``base``: the folder a relative package path was opened from (the
+    committee's ``result``). Together they replay the game as it was recorded.
+    """
+
+    game_id: int
+    lines: tuple[str, ...]
+    replay_header: str | None = None
+    base: str | None = None
+
+    def replay_lines(self) -> list[str]:
+        """The lines as they were replayed into the result (header first)."""
+        if self.replay_header is None or not self.lines:
+            return list(self.lines)
+        return [self.replay_header, *self.lines[1:]]
+
+
+@dataclass(frozen=True, slots=True)
 class DrawRecord:
     """One journaled draw or tie-break (``svoyak tournament draws``)."""
 

@@ -33,6 +33,18 @@ tournament's own packages (``packages``, see
 * ``GET /`` — the standings page (Russian by default); it polls
   ``/api/standings`` and redraws itself when the version changes.
 * ``GET /print`` — the same tables as a printable page, no script.
+* ``GET /standings.csv`` — the individual standings with each player's
+  statistics across every reported game (:mod:`buzzer.tournament.statistics`:
+  reaction times, right and wrong, points per game), RFC 4180 CSV, text cells
+  neutralised against spreadsheet formulas.
+* ``GET /games/{id}/report`` — a recorded game's report (``svoyak report``'s
+  page, made from the journal kept with its result), with the report's own
+  Content-Security-Policy (inline CSS, no script); linked from the standings.
+  The statistics and the report are the game report's reading of the journal
+  (``buzzer/report/``, a layer above): ``create_tournament_app(statistics=...,
+  report=...)`` is handed them by the composition layer
+  (``buzzer/app/tournament_commands.py``); without them the page has no
+  statistics columns and no report links.
 * ``GET /standings.js``, ``/standings.css``, ``/print.css`` — the pages' script
   and styles: every response carries a Content-Security-Policy with no inline
   script or style, ``X-Frame-Options: DENY`` and ``nosniff``
@@ -83,6 +95,17 @@ from buzzer.tournament.errors import (
 from buzzer.tournament.records import MAX_INTEGER
 from buzzer.tournament.results import TournamentPackages
 from buzzer.tournament.series import fold, view_data
+from buzzer.tournament.statistics import (
+    GameReport,
+    GameStatistics,
+    PlayerStatistics,
+    SeatStatistics,
+    journal_statistics,
+    milliseconds,
+    per_game_text,
+    player_statistics,
+    standings_csv,
+)
 from buzzer.tournament.store import ROOM_PATTERN as ROOM_PATTERN
 from buzzer.tournament.store import (
     TournamentStore,
@@ -90,7 +113,7 @@ from buzzer.tournament.store import (
     record_series_result,
     valid_room,
 )
-from buzzer.web_headers import HostRule, SecurityHeaders
+from buzzer.web_headers import REPORT_CSP, HostRule, SecurityHeaders
 
 MAX_JOURNAL_LINES = 200_000
 #: The largest request body (a whole game's journal is well under 1 MB).
@@ -138,6 +161,19 @@ LABELS: dict[str, dict[str, str]] = {
         "updated": "обновлено",
         "print": "Версия для печати",
         "none": "пока нет",
+        "statistics": "Статистика игроков по всем сыгранным играм",
+        "per_game": "Очков за игру",
+        "right": "Верно",
+        "wrong": "Неверно",
+        "median": "Реакция, медиана (мс)",
+        "best": "Лучшая реакция (мс)",
+        "false_starts": "Фальстарты",
+        "games_list": "Сыгранные игры",
+        "game": "Игра",
+        "result": "Счёт",
+        "report": "Отчёт",
+        "open_report": "отчёт",
+        "csv": "Таблица CSV",
     },
     "en": {
         "title": "Svoyak — tournament",
@@ -159,6 +195,19 @@ LABELS: dict[str, dict[str, str]] = {
         "updated": "updated",
         "print": "Printable version",
         "none": "none yet",
+        "statistics": "Players' statistics over every reported game",
+        "per_game": "Points per game",
+        "right": "Right",
+        "wrong": "Wrong",
+        "median": "Reaction, median (ms)",
+        "best": "Best reaction (ms)",
+        "false_starts": "False starts",
+        "games_list": "Games played",
+        "game": "Game",
+        "result": "Score",
+        "report": "Report",
+        "open_report": "report",
+        "csv": "CSV table",
     },
 }
 
@@ -297,14 +346,51 @@ def _points(value: Any) -> str:
     return f"{float(value):.2f}"
 
 
-def standings_data(db_path: str | Path) -> dict[str, Any]:
-    """The tables as plain JSON data (what ``GET /api/standings`` returns)."""
+def _statistics_data(s: PlayerStatistics | None) -> dict[str, Any] | None:
+    if s is None:
+        return None
+    return {
+        "games": s.games,
+        "games_with_journal": s.journaled,
+        "points_per_game": per_game_text(s.points_per_game),
+        "right": s.right,
+        "wrong": s.wrong,
+        "reactions": len(s.reactions_us),
+        "reaction_median_us": s.median_us,
+        "reaction_best_us": s.best_us,
+        "false_starts": s.false_starts,
+    }
+
+
+def standings_data(
+    db_path: str | Path,
+    statistics: GameStatistics | None = None,
+    cache: dict[int, tuple[SeatStatistics, ...] | None] | None = None,
+    reports: bool = False,
+) -> dict[str, Any]:
+    """The tables as plain JSON data (what ``GET /api/standings`` returns).
+
+    With ``statistics`` each player row has its ``statistics`` over every
+    reported game (:mod:`buzzer.tournament.statistics`; ``cache`` keeps each
+    game's across calls); ``games`` lists the recorded games, ``report``
+    telling whether ``/games/{id}/report`` serves one (``reports`` and a kept
+    journal)."""
     with TournamentStore(db_path) as store:
         players = store.individual_standings()
         teams = store.team_standings()
         games = store.games()
         seats = store.seat_results()
+        journals = store.journals() if statistics is not None or reports else {}
     recorded = sorted({s.game_id for s in seats})
+    stats = (
+        player_statistics(seats, journal_statistics(journals, statistics, cache))
+        if statistics is not None
+        else None
+    )
+    played: dict[int, list[dict[str, Any]]] = {}
+    for s in seats:
+        played.setdefault(s.game_id, []).append({"name": s.name, "score": s.score})
+    drawn = {g.id: g for g in games}
     return {
         "version": f"{len(games)}:{len(recorded)}:{','.join(map(str, recorded))}",
         "games_drawn": len(games),
@@ -319,8 +405,19 @@ def standings_data(db_path: str | Path) -> dict[str, Any]:
                 "games": p.games,
                 "last_place": p.last_place,
                 "points": p.points,
+                "statistics": None if stats is None else _statistics_data(stats.get(p.name)),
             }
             for p in players
+        ],
+        "games": [
+            {
+                "id": g,
+                "stage": drawn[g].stage if g in drawn else None,
+                "superfinal": bool(drawn[g].superfinal) if g in drawn else False,
+                "seats": played[g],
+                "report": reports and g in journals,
+            }
+            for g in recorded
         ],
         "teams": [
             {
@@ -341,7 +438,9 @@ def _e(value: object) -> str:
 
 
 def render_tables(data: dict[str, Any], labels: dict[str, str]) -> str:
-    """The standings as HTML tables (the same markup on ``/`` and ``/print``)."""
+    """The standings as HTML tables (the same markup on ``/`` and ``/print``): the
+    individual tables, the teams', each player's statistics (when the server has
+    them) and the recorded games with links to their reports."""
     out: list[str] = [f"<p>{_e(labels['recorded'])}: {data['games_recorded']}</p>"]
     groups: dict[str, list[dict[str, Any]]] = {}
     for row in data["players"]:
@@ -384,7 +483,75 @@ def render_tables(data: dict[str, Any], labels: dict[str, str]) -> str:
             team_cells = (t["rank"], t["team"], t["points"], t["players"], t["individual_sum"])
             out.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in team_cells) + "</tr>")
         out.append("</tbody></table>")
+    out.extend(_render_statistics(data, labels))
+    out.extend(_render_games(data, labels))
     return "\n".join(out)
+
+
+def _render_statistics(data: dict[str, Any], labels: dict[str, str]) -> list[str]:
+    rows = [p for p in data["players"] if p.get("statistics") and p["statistics"]["games"]]
+    if not rows:
+        return []
+    out = [
+        f'<h2 id="statistics">{_e(labels["statistics"])}</h2>',
+        '<table class="statistics"><thead><tr>'
+        + "".join(
+            f"<th>{_e(labels[k])}</th>"
+            for k in (
+                "name",
+                "games",
+                "per_game",
+                "right",
+                "wrong",
+                "median",
+                "best",
+                "false_starts",
+            )
+        )
+        + "</tr></thead><tbody>",
+    ]
+    for p in rows:
+        s = p["statistics"]
+        journaled = s["games_with_journal"] > 0
+        cells = (
+            p["name"],
+            s["games"],
+            s["points_per_game"],
+            s["right"] if journaled else "—",
+            s["wrong"] if journaled else "—",
+            milliseconds(s["reaction_median_us"]) or "—",
+            milliseconds(s["reaction_best_us"]) or "—",
+            s["false_starts"] if journaled else "—",
+        )
+        out.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in cells) + "</tr>")
+    out.append("</tbody></table>")
+    return out
+
+
+def _render_games(data: dict[str, Any], labels: dict[str, str]) -> list[str]:
+    games = data.get("games") or []
+    if not games:
+        return []
+    out = [
+        f'<h2 id="games">{_e(labels["games_list"])}</h2>',
+        '<table class="games"><thead><tr>'
+        + "".join(f"<th>{_e(labels[k])}</th>" for k in ("game", "stage", "result", "report"))
+        + "</tr></thead><tbody>",
+    ]
+    for g in games:
+        result = ", ".join(f"{s['name']} {s['score']}" for s in g["seats"])
+        link = (
+            f'<a href="games/{int(g["id"])}/report">{_e(labels["open_report"])}</a>'
+            if g["report"]
+            else "—"
+        )
+        stage = "SF" if g["superfinal"] else g["stage"]
+        out.append(
+            f"<tr><td>{int(g['id'])}</td><td>{_e(stage)}</td><td>{_e(result)}</td>"
+            f"<td>{link}</td></tr>"
+        )
+    out.append("</tbody></table>")
+    return out
 
 
 _STYLE = """
@@ -435,6 +602,8 @@ def create_tournament_app(
     max_body_bytes: int = MAX_BODY_BYTES,
     token_limit: FailureLimit | None = None,
     allowed_hosts: Iterable[str] = (),
+    statistics: GameStatistics | None = None,
+    report: GameReport | None = None,
 ) -> FastAPI:
     """The tournament server for one tournament's SQLite file.
 
@@ -443,11 +612,15 @@ def create_tournament_app(
     ``allowed_hosts``: more names the ``Host`` header may give (the name the
     organizers gave the rooms, a proxy's), besides this machine's addresses,
     loopback and its own names (:class:`buzzer.web_headers.HostRule`).
+    ``statistics``: a stored journal → its seats' statistics; ``report``: a
+    stored journal and a language → its report page (both the game report's,
+    ``buzzer/report/``, handed in by the composition layer: see the module).
     """
     path = Path(db_path)
     if lang not in LABELS:
         raise ValueError(f"unknown language {lang!r}: one of {', '.join(LABELS)}")
     labels = LABELS[lang]
+    server_lang = lang
     heading = title or labels["title"]
     ensure_token_tables(path)
     known_packages = TournamentPackages.from_paths(packages)
@@ -460,8 +633,16 @@ def create_tournament_app(
     # on every response.
     app.add_middleware(SecurityHeaders, hosts=HostRule(tuple(allowed_hosts)), refusal=WRONG_HOST)
 
+    # A recorded game's journal never changes: each is replayed once for the statistics.
+    stats_cache: dict[int, tuple[SeatStatistics, ...] | None] = {}
+    stats_lock = threading.Lock()
+
+    def _data() -> dict[str, Any]:
+        with stats_lock:
+            return standings_data(path, statistics, stats_cache, reports=report is not None)
+
     def _tables() -> tuple[str, str]:
-        data = standings_data(path)
+        data = _data()
         return render_tables(data, labels), str(data["version"])
 
     def _page(body: str, style: str, extra_head: str = "", attrs: str = "") -> str:
@@ -600,7 +781,47 @@ def create_tournament_app(
 
     @app.get("/api/standings")
     def get_standings() -> dict[str, Any]:
-        return standings_data(path)
+        return _data()
+
+    @app.get("/standings.csv", include_in_schema=False)
+    def get_standings_csv() -> Response:
+        with TournamentStore(path) as store:
+            players = store.individual_standings()
+            seats = store.seat_results()
+            journals = store.journals() if statistics is not None else {}
+        per_game = {}
+        if statistics is not None:
+            with stats_lock:
+                per_game = journal_statistics(journals, statistics, stats_cache)
+        text = standings_csv(players, player_statistics(seats, per_game))
+        return Response(
+            text,
+            media_type="text/csv; charset=utf-8",
+            headers={
+                "Content-Disposition": 'attachment; filename="standings.csv"',
+                "Cache-Control": "no-store",
+            },
+        )
+
+    @app.get("/games/{game_id}/report", include_in_schema=False)
+    def get_game_report(game_id: int, lang: str | None = None) -> Response:
+        if report is None:
+            raise HTTPException(404, "this server makes no game reports")
+        if not 1 <= game_id <= MAX_INTEGER:
+            raise HTTPException(404, f"no game {game_id} in this tournament")
+        with TournamentStore(path) as store:
+            kept = store.journal(game_id)
+        if kept is None:
+            raise HTTPException(404, f"game {game_id} has no recorded journal")
+        try:
+            page = report(kept, lang if lang in LABELS else server_lang)
+        except Exception as exc:  # the journal cannot be replayed now (its package gone)
+            raise HTTPException(503, f"game {game_id}'s report cannot be made now: {exc}") from None
+        return Response(
+            page,
+            media_type="text/html; charset=utf-8",
+            headers={"Content-Security-Policy": REPORT_CSP, "Cache-Control": "no-store"},
+        )
 
     @app.get("/tables", include_in_schema=False)
     def get_tables() -> HTMLResponse:
@@ -613,7 +834,8 @@ def create_tournament_app(
     def index() -> HTMLResponse:
         tables, version = _tables()
         body = (
-            f'<p><a href="print">{_e(labels["print"])}</a> · {_e(labels["updated"])}: '
+            f'<p><a href="print">{_e(labels["print"])}</a> · '
+            f'<a href="standings.csv">{_e(labels["csv"])}</a> · {_e(labels["updated"])}: '
             f'<span id="updated">—</span></p><div id="tables">{tables}</div>'
             '<script src="standings.js"></script>'
         )

@@ -36,6 +36,8 @@ def _fail(action: str, message: object) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    """Serve; ``args.game_statistics`` and ``args.game_report`` are what
+    :func:`add_commands` was handed (the game report's, from the app layer)."""
     import uvicorn
 
     from buzzer.runtime.addresses import WILDCARDS, lan_addresses
@@ -46,7 +48,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     allowed = [*args.allowed_host, *([] if args.host in WILDCARDS else [args.host])]
     try:
         app = create_tournament_app(
-            args.db, lang=args.lang, packages=args.package, allowed_hosts=allowed
+            args.db,
+            lang=args.lang,
+            packages=args.package,
+            allowed_hosts=allowed,
+            statistics=getattr(args, "game_statistics", None),
+            report=getattr(args, "game_report", None),
         )
     except TournamentError as exc:
         return _fail("serve", exc)
@@ -95,7 +102,12 @@ def _cmd_assign(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_commands(subparsers: Any) -> None:
+def add_commands(subparsers: Any, *, statistics: Any = None, report: Any = None) -> None:
+    """Register ``svoyak tournament-server``. ``statistics`` and ``report``: the game
+    report's statistics and page of a stored journal
+    (:mod:`buzzer.tournament.statistics`), handed in by the app layer
+    (``buzzer/app/tournament_commands.py``): the tournament may not import the
+    report, which sits a layer above it."""
     server = subparsers.add_parser(
         "tournament-server", help="serve a tournament's standings and take rooms' results"
     )
@@ -129,7 +141,7 @@ def add_commands(subparsers: Any) -> None:
         help="a name the rooms reach the server by (a DNS name, a proxy's); repeatable. "
         "Its own addresses and localhost need none; any other Host header is refused (400)",
     )
-    serve.set_defaults(handler=_cmd_serve)
+    serve.set_defaults(handler=_cmd_serve, game_statistics=statistics, game_report=report)
 
     token = actions.add_parser("token", help="print a new token for a room")
     token.add_argument("db", help=_DB_HELP)

@@ -23,7 +23,9 @@ its seed, input and outcome), ``qualifier`` (Blue and Red written points,
 TOUR-2.9), ``overrides`` (TOUR-1.9, with the committee's reason),
 ``game_rooms`` (which room plays which game: only that room may report it)
 ``room_reports`` (which room reported which game, written in the
-result's own transaction), and the TV series (docs/tournament.md#series-formats):
+result's own transaction), ``game_journals`` (a recorded game's journal as
+reported, in the same transaction: the statistics and the per-game report are
+made from it), and the TV series (docs/tournament.md#series-formats):
 ``series`` (its format and seed), ``series_entrants`` (members and
 challengers in order) and ``series_events`` (each result and decision in
 order; the standings and the next game are folded from them by
@@ -63,6 +65,7 @@ from buzzer.tournament.records import (
     OverrideRecord,
     RecordedGame,
     SeatResult,
+    StoredJournal,
 )
 from buzzer.tournament.results import (
     TournamentPackages,
@@ -190,6 +193,12 @@ CREATE TABLE IF NOT EXISTS room_reports (
     room     TEXT NOT NULL,
     received TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS game_journals (
+    game_id       INTEGER PRIMARY KEY REFERENCES games(id),
+    lines         TEXT NOT NULL,
+    replay_header TEXT,
+    base          TEXT
+);
 CREATE TABLE IF NOT EXISTS series (
     id      INTEGER PRIMARY KEY,
     format  TEXT NOT NULL,
@@ -220,6 +229,7 @@ _EXTRA_TABLES = frozenset(
         "overrides",
         "game_rooms",
         "room_reports",
+        "game_journals",
         "series",
         "series_entrants",
         "series_events",
@@ -753,12 +763,14 @@ class TournamentStore:
         winner_seat: int | None,
         *,
         room: str | None = None,
+        journal: StoredJournal | None = None,
     ) -> None:
         """Store one finished game: ``scores`` in seat order, the winner's seat (or None).
 
         With ``room``: the game must be drawn to that room, and the room's
         report (``room_reports``) is written in the same transaction as the
-        result: both are on disk, or neither.
+        result: both are on disk, or neither. ``journal``: the journal the
+        result came from, kept (``game_journals``) in that same transaction.
         """
         self.check_recordable(game_id, room)
         seats = self._db.execute(
@@ -796,6 +808,36 @@ class TournamentStore:
                     "VALUES (?, ?, ?)",
                     (game_id, room, now),
                 )
+            if journal is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO game_journals (game_id, lines, replay_header, base) "
+                    "VALUES (?, ?, ?, ?)",
+                    (
+                        game_id,
+                        json.dumps(list(journal.lines), ensure_ascii=False),
+                        journal.replay_header,
+                        journal.base,
+                    ),
+                )
+
+    def journals(self) -> dict[int, StoredJournal]:
+        """Every recorded game's stored journal by game id (games recorded before
+        journals were kept have none)."""
+        return {
+            int(g): StoredJournal(int(g), tuple(json.loads(lines)), header, base)
+            for g, lines, header, base in self._db.execute(
+                "SELECT game_id, lines, replay_header, base FROM game_journals ORDER BY game_id"
+            )
+        }
+
+    def journal(self, game_id: int) -> StoredJournal | None:
+        """One recorded game's stored journal, or None."""
+        row = self._db.execute(
+            "SELECT lines, replay_header, base FROM game_journals WHERE game_id = ?", (game_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return StoredJournal(game_id, tuple(json.loads(row[0])), row[1], row[2])
 
     def override(self, game_id: int, places: Mapping[int, int], reason: str) -> OverrideRecord:
         """TOUR-1.9: the committee sets places of a recorded game, journaled with its reason.
@@ -1121,8 +1163,17 @@ def record_game_result(
     game = next(g for g in store.games() if g.id == game_id)
     header = journal_header(lines)
     check_players(game, header, (p.name for p in store.players()))
+    replayed = lines
+    replay_header = None
     if packages is not None:
-        lines = [json.dumps(packages.header(header), ensure_ascii=False), *lines[1:]]
+        replay_header = json.dumps(packages.header(header), ensure_ascii=False)
+        replayed = [replay_header, *lines[1:]]
         base = None
-    scores, winner = final_result(lines, base)
-    store.record(game_id, scores, winner, room=room)
+    scores, winner = final_result(replayed, base)
+    kept = StoredJournal(
+        game_id,
+        tuple(lines),
+        replay_header,
+        None if base is None else str(Path(base).resolve()),
+    )
+    store.record(game_id, scores, winner, room=room, journal=kept)
