@@ -260,15 +260,17 @@ def legend(lang: str) -> str:
     """The marks' legend, drawn once above the questions."""
     table = words(lang)
     items = ["won", "behind", "early", "false_start", "locked", "late", "other"]
-    body = [f'<rect width="{WIDTH}" height="48" fill="{BACKGROUND}"/>']
+    # Three columns of 240 px: the longest label («в заблокированную кнопку») fits.
+    columns, step, height = 3, 240, 70
+    body = [f'<rect width="{WIDTH}" height="{height}" fill="{BACKGROUND}"/>']
     body.append(
         f'<rect x="10" y="6" width="26" height="12" fill="{TRACK}"/>'
         f'<line x1="10" y1="6" x2="36" y2="6" stroke="{WINDOW}" stroke-width="2"/>'
         f'<text x="42" y="16" font-size="11" fill="{WHITE}">{esc(table["legend.window"])}</text>'
     )
     for i, kind in enumerate(items):
-        col, row = (i + 1) % 4, (i + 1) // 4
-        cx, cy = 20 + col * 175, 12 + row * 22
+        col, row = (i + 1) % columns, (i + 1) // columns
+        cx, cy = 20 + col * step, 12 + row * 22
         if kind == "false_start":
             body.append(f'<rect x="{cx}" y="{cy - 3}" width="18" height="6" fill="{RED_DIM}"/>')
         body.append(mark_shape(kind, cx, cy))
@@ -276,7 +278,7 @@ def legend(lang: str) -> str:
             f'<text x="{cx + 22}" y="{cy + 4}" font-size="11" fill="{WHITE}">'
             f"{esc(table['legend.' + kind])}</text>"
         )
-    return _svg(WIDTH, 48, "legend", body)
+    return _svg(WIDTH, height, "legend", body)
 
 
 # -- the score over the game ------------------------------------------------------------
