@@ -1,4 +1,4 @@
-"""The pygame board screen, podium lamps, timers and sounds (issue 6).
+"""The pygame board screen, podium lamps, timers and sounds.
 
 It renders state snapshots and never decides anything: what the game
 engine put in ``Game.snapshot()`` (and, for a few facts the snapshot does not

@@ -1,6 +1,6 @@
 """The game-over screen's report corner: a QR code to the game's report, and the seal.
 
-Issue 38: after the game every player may scan the board for the report
+After the game every player may scan the board for the report
 (``/report`` on the panel's address, anyone's once the game is over), and the
 host copies the journal's seal from the board onto the paper scoresheet. The
 board does not decide what either is: the composition (``buzzer/app/board.py``)

@@ -87,7 +87,7 @@ _STRINGS: Mapping[str, Mapping[str, str]] = MappingProxyType(
         "winner_status": {"ru": "победитель", "en": "winner"},
         "no_winner": {"ru": "Победителя нет", "en": "No winner"},
         "game_over": {"ru": "Игра окончена", "en": "Game over"},
-        # The game-over screen's corner (issue 38): the report's QR code, the journal's seal.
+        # The game-over screen's corner: the report's QR code, the journal's seal.
         "report_scan": {"ru": "Отчёт об игре: наведите камеру", "en": "The game's report: scan"},
         "seal": {"ru": "Печать журнала", "en": "The journal's seal"},
         "seat": {"ru": "Игрок {n}", "en": "Player {n}"},

@@ -430,7 +430,7 @@ class Renderer:
         after = scene.after
         if after is None or not (after.report_url or after.seal):
             return self._over_in(self.layout.main, scene, snapshot)
-        # The report's corner at the right: its QR code and the journal's seal (issue 38).
+        # The report's corner at the right: its QR code and the journal's seal.
         main = self.layout.main
         gap = self.layout.margin * 2
         side = main.width * 30 // 100

@@ -45,7 +45,7 @@ class StartInfo:
 
 @dataclass(frozen=True, slots=True)
 class AfterGame:
-    """What the game-over screen adds (issue 38): the report's address as a QR code,
+    """What the game-over screen adds: the report's address as a QR code,
     and the journal's seal in its short form for the paper scoresheet. Given by the
     composition (the board knows neither the panel's address nor the journal)."""
 

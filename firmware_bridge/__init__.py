@@ -1,1 +1,1 @@
-"""The Raspberry Pi Pico firmware, its wire protocol and the host-side serial link (issue 4)."""
+"""The Raspberry Pi Pico firmware, its wire protocol and the host-side serial link."""

@@ -52,7 +52,7 @@ def run_with_board(
         return 2
     controller = runtime.controller
     board.attach(controller)
-    # The game-over screen's corner (issue 38): the report on the panel's address, and
+    # The game-over screen's corner: the report on the panel's address, and
     # the journal's seal for the paper scoresheet (None without a sealed journal).
     report_url = url.rstrip("/") + "/report"
 

@@ -8,7 +8,7 @@ open, never read as a line. The lines are docs/journal-contract.md JSON Lines, s
 ``svoyak journal export`` is a plain copy and ``svoyak replay`` (or
 ``--resume``) rebuilds exactly the same state from them.
 
-A bad disk never costs a game (issue 13). The file is checked before
+A bad disk never costs a game. The file is checked before
 anything is written to it: its SQLite header (a file cut short), its
 schema and ``application_id`` (another program's database is refused, not
 given a table), ``PRAGMA quick_check`` (a damaged page), and, when the

@@ -314,7 +314,7 @@ def create_app(
 
         @app.get("/report", include_in_schema=False)
         async def report_page(request: Request, lang: str = "ru") -> Response:
-            """The game's report (issue 38): anyone's once the game is over (the board's
+            """The game's report: anyone's once the game is over (the board's
             QR code leads here), the host's alone before (it would show the answers)."""
             over = controller.snapshot().get("stage") == "over"
             if not over and not panel.is_host(list(request.scope["headers"])):

@@ -284,7 +284,7 @@ class Question:
     #: What the host says aloud and the board must not show (SIGame v5 items with
     #: ``placement="replic"``, v3/v4 atoms of type ``say``), fragments joined by
     #: newlines. SIGame puts it in the host's speech bubble; mixing it into
-    #: :attr:`text` showed the host's cue as the question (issue 12).
+    #: :attr:`text` showed the host's cue as the question.
     say: str = ""
 
     def __post_init__(self) -> None:

@@ -39,7 +39,7 @@ class AgeGroup(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Player:
-    """One registration form (issue 8: name, birth date, city, team).
+    """One registration form (name, birth date, city, team).
 
     ``team`` is a single field, not a set: TOUR-1.3/1.4 lets a player count
     for one team only, so the data cannot express a second one.
