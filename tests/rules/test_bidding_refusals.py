@@ -10,6 +10,7 @@ Written from the mutants a mutation run of the core left alive (docs/design.md,
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 
 import pytest
 
@@ -106,3 +107,107 @@ def test_TV_H_1995_01_the_window_cannot_close_while_a_buyer_has_the_floor() -> N
     outcome = bidding.outcome
     assert bidding.done and outcome is not None
     assert (outcome.seat, outcome.stake) == (2, 200)
+
+
+def refusal(move: Callable[[], object]) -> str:
+    """The sentence the host reads on the panel when ``move`` is refused."""
+    with pytest.raises(BidError) as refused:
+        move()
+    return str(refused.value)
+
+
+def by_turns_1996(scores: dict[int, int], nominal: int = 100) -> Bidding:
+    """TV-H-1996-09: by turns, an all-in cannot be beaten, the host picks among ties."""
+    rules = tv_rules_for(datetime.date(1997, 1, 1)).stake
+    assert rules is not None and rules.host_picks_ties and rules.buy_window_ns is None
+    order = bidding_order(1, scores, tie_break=sorted(scores))
+    return Bidding(rules, 1, nominal, scores, order)
+
+
+def test_TV_H_1995_01_the_floor_and_the_end_refuse_a_press_with_the_hosts_sentence() -> None:
+    bidding = by_button({1: 1000, 2: 800, 3: 500})
+    assert refusal(lambda: bidding.place(2, 200)) == "it is seat 1's turn to bid, not seat 2's"
+    bidding.place(1, 100)
+    assert refusal(lambda: bidding.place(2, 200)) == (
+        "nobody has pressed to buy the question: seat 2 presses the button first (TV-H-1995-01)"
+    )
+    assert refusal(lambda: bidding.claim(1)) == "seat 1 may not buy the question now"
+    bidding.claim(2)
+    assert refusal(lambda: bidding.claim(3)) == "seat 2 has the floor: it bids (or passes) first"
+    assert refusal(lambda: bidding.place(2, 100)) == "a raise must be above the current bid of 100"
+    bidding.place(2, 200)
+    bidding.close_window()
+    assert bidding.done
+    assert refusal(lambda: bidding.claim(3)) == "the bidding is over"
+
+
+def test_TV_H_1995_01_a_beaten_all_in_leaves_its_author_and_only_them() -> None:
+    bidding = by_button({1: 300, 2: 800, 3: 500})
+    bidding.place(1, 300)  # all-in
+    assert bidding.leader_all_in and bidding.passed == set()
+    bidding.claim(3)
+    bidding.place(3, 400)  # any larger sum beats it (not only an all-in)
+    assert bidding.passed == {1}
+    assert (bidding.leader, bidding.bid, bidding.leader_all_in) == (3, 400, False)
+
+
+def test_C2003_2_4_6d_only_a_larger_all_in_beats_an_all_in_says_so() -> None:
+    bidding = by_turns({1: 300, 2: 800, 3: 500})
+    bidding.place(1, 300)  # all-in
+    nxt = bidding.turn
+    assert nxt in (2, 3)
+    assert refusal(lambda: bidding.place(nxt, 400)) == (
+        "only a larger all-in beats an all-in (C2003-2.4.6d)"
+    )
+
+
+def test_C2003_2_4_6_D1_opening_refusals_name_the_minimum_and_the_forced_sum() -> None:
+    bidding = by_turns({1: 1000, 2: 800, 3: 500})
+    assert refusal(lambda: bidding.place(1, 190)) == "the opening bid must be at least 200"
+    poor = by_turns({1: 150, 2: 800, 3: 500})  # below the nominal: plays for it
+    assert poor.opening_bids() == (200,)
+    assert refusal(lambda: poor.place(1, 150)) == "seat 1 may only play for 200"
+
+
+def test_TV_S_AUC_4_a_seat_out_of_the_bidding_or_holding_it_cannot_pass() -> None:
+    bidding = by_turns({1: 1000, 2: 800, 3: 600, 4: 500})
+    bidding.place(1, 300)
+    assert refusal(lambda: bidding.pass_(1)) == (
+        "seat 1 holds the highest bid (300) and cannot pass"
+    )
+    bidding.pass_(3)  # out of turn
+    assert not bidding.done
+    assert refusal(lambda: bidding.pass_(3)) == "seat 3 is not in the bidding"
+    assert refusal(lambda: bidding.pass_(9)) == "seat 9 is not in the bidding"
+
+
+def test_TV_S_AUC_3_the_host_picks_only_among_equal_scores_still_to_bid() -> None:
+    bidding = by_turns_1996({1: 1000, 2: 500, 3: 500, 4: 800})
+    assert bidding.order == [1, 2, 3, 4]
+    assert bidding.pickable() == []  # the opener bids first whatever the scores
+    bidding.place(1, 200)
+    assert bidding.turn == 2
+    # 4 has not bid either, but its score is not 2's: it keeps its place.
+    assert bidding.pickable() == [2, 3]
+    assert refusal(lambda: bidding.pick(4)) == (
+        "seat 4 is not among the tied players to pick from: 2, 3"
+    )
+    bidding.pick(3)
+    assert (bidding.turn, bidding.order) == (3, [1, 3, 2, 4])
+    bidding.place(3, 300)
+    # 2 is tied with 3, who has bid: no tie is left to pick from.
+    assert bidding.turn == 2 and bidding.pickable() == []
+    assert refusal(lambda: bidding.pick(2)) == (
+        "no tie to pick from now: the host picks the next bidder only when the turn "
+        "comes to players with equal scores who have not bid yet (TV-S-AUC-3)"
+    )
+
+
+def test_C2003_2_4_6_D4_the_lot_orders_equal_scores_the_host_does_not_pick() -> None:
+    bidding = by_turns({1: 1000, 2: 500, 3: 500})
+    bidding.place(1, 200)
+    assert bidding.pickable() == []
+    assert refusal(lambda: bidding.pick(3)) == (
+        "in these rules a lot orders equal scores (C2003-2.4.6-D4): the host does not "
+        "pick the next bidder"
+    )
