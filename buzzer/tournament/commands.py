@@ -346,6 +346,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     import csv
 
     from buzzer.tournament.errors import TournamentError
+    from buzzer.tournament.statistics import safe_cell
     from buzzer.tournament.store import TournamentStore
 
     try:
@@ -378,13 +379,13 @@ def _cmd_export(args: argparse.Namespace) -> int:
                         "superfinal" if r.superfinal else r.age_group.value,
                         r.stage,
                         r.seat,
-                        r.name,
-                        r.team or "",
+                        safe_cell(r.name),
+                        safe_cell(r.team or ""),
                         r.score,
                         r.place,
                         int(r.winner),
                         _points(r.team_points),
-                        r.override or "",
+                        safe_cell(r.override or ""),
                     ]
                 )
     except OSError as exc:

@@ -100,7 +100,7 @@ from buzzer.tournament.statistics import (
     GameStatistics,
     PlayerStatistics,
     SeatStatistics,
-    journal_statistics,
+    cached_statistics,
     milliseconds,
     per_game_text,
     player_statistics,
@@ -380,13 +380,14 @@ def standings_data(
         teams = store.team_standings()
         games = store.games()
         seats = store.seat_results()
-        journals = store.journals() if statistics is not None or reports else {}
+        kept = store.journal_ids()
+        per_game = (
+            cached_statistics(kept, store.journal, statistics, {} if cache is None else cache)
+            if statistics is not None
+            else {}
+        )
     recorded = sorted({s.game_id for s in seats})
-    stats = (
-        player_statistics(seats, journal_statistics(journals, statistics, cache))
-        if statistics is not None
-        else None
-    )
+    stats = player_statistics(seats, per_game) if statistics is not None else None
     played: dict[int, list[dict[str, Any]]] = {}
     for s in seats:
         played.setdefault(s.game_id, []).append({"name": s.name, "score": s.score})
@@ -415,7 +416,7 @@ def standings_data(
                 "stage": drawn[g].stage if g in drawn else None,
                 "superfinal": bool(drawn[g].superfinal) if g in drawn else False,
                 "seats": played[g],
-                "report": reports and g in journals,
+                "report": reports and g in kept,
             }
             for g in recorded
         ],
@@ -785,14 +786,14 @@ def create_tournament_app(
 
     @app.get("/standings.csv", include_in_schema=False)
     def get_standings_csv() -> Response:
-        with TournamentStore(path) as store:
+        with stats_lock, TournamentStore(path) as store:
             players = store.individual_standings()
             seats = store.seat_results()
-            journals = store.journals() if statistics is not None else {}
-        per_game = {}
-        if statistics is not None:
-            with stats_lock:
-                per_game = journal_statistics(journals, statistics, stats_cache)
+            per_game = (
+                cached_statistics(store.journal_ids(), store.journal, statistics, stats_cache)
+                if statistics is not None
+                else {}
+            )
         text = standings_csv(players, player_statistics(seats, per_game))
         return Response(
             text,

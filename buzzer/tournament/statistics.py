@@ -206,7 +206,8 @@ def journal_statistics(
     """Each stored journal's seats' statistics by game id; a journal that cannot be
     replayed now (its package gone) is left out. ``cache``: kept across calls (a
     recorded game's journal never changes), failures included, so a page that
-    polls replays each game once."""
+    polls replays each game once (:func:`cached_statistics` reads only the new
+    ones)."""
     found: dict[int, Sequence[SeatStatistics]] = {}
     for game_id, journal in journals.items():
         if cache is not None and game_id in cache:
@@ -221,3 +222,17 @@ def journal_statistics(
         if kept is not None:
             found[game_id] = kept
     return found
+
+
+def cached_statistics(
+    ids: Iterable[int],
+    load: Callable[[int], StoredJournal | None],
+    game_statistics: GameStatistics,
+    cache: dict[int, tuple[SeatStatistics, ...] | None],
+) -> dict[int, Sequence[SeatStatistics]]:
+    """:func:`journal_statistics` of the games ``ids``, loading (``load``) and
+    replaying only those ``cache`` does not hold yet."""
+    wanted = list(ids)
+    new = {g: j for g in wanted if g not in cache and (j := load(g)) is not None}
+    journal_statistics(new, game_statistics, cache)
+    return {g: kept for g in wanted if (kept := cache.get(g)) is not None}

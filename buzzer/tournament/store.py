@@ -830,6 +830,10 @@ class TournamentStore:
             )
         }
 
+    def journal_ids(self) -> frozenset[int]:
+        """The games whose journal is kept."""
+        return frozenset(int(g) for (g,) in self._db.execute("SELECT game_id FROM game_journals"))
+
     def journal(self, game_id: int) -> StoredJournal | None:
         """One recorded game's stored journal, or None."""
         row = self._db.execute(

@@ -188,6 +188,19 @@ def test_standings_csv_from_the_cli(cup: tuple[Path, tuple[DrawnGame, ...], Draw
     line = next(x for x in text.splitlines() if x.startswith(last.players[0]) and "325.000" in x)
     assert line.split()[1:] == ["2", "25.00", "3", "0", "325.000", "100.000", "1"]
 
+    # `export` writes every seat under the same policy: the name as text, never a formula.
+    seats = path.parent / "seats.csv"
+    subprocess.run(
+        [sys.executable, "-m", "buzzer.cli", "tournament", "export", str(path), str(seats)],
+        cwd=REPO,
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    with seats.open(encoding="utf-8", newline="") as handle:
+        players = {r["player"] for r in csv.DictReader(handle)}
+    assert "'" + HOSTILE in players and HOSTILE not in players
+
 
 def test_safe_cell_and_rfc4180() -> None:
     for start in "=+-@\t\r":
