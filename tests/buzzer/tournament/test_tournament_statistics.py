@@ -287,3 +287,24 @@ def test_a_server_without_the_report_links_none(tmp_path: Path) -> None:
         assert c.get(f"{server.url}/games/{games[0].id}/report").status_code == 404
         rows = list(csv.DictReader(io.StringIO(c.get(f"{server.url}/standings.csv").text)))
         assert {r["games_with_journal"] for r in rows} == {"0"}
+
+
+def test_a_reported_journal_with_its_links_shows_its_seal(tmp_path: Path) -> None:
+    """Lines as a room exports them (each with its link): the kept journal's report
+    shows the seal ``journal verify`` would print; an edited line shows none."""
+    from buzzer.journal.seal import chain, short, with_link
+    from buzzer.tournament.records import StoredJournal
+
+    path = tmp_path / "cup.sqlite"
+    game = new_cup(path)[0]
+    plain = first_stage(game.players)
+    links = chain(plain)
+    exported = [with_link(line, ln) for line, ln in zip(plain, links, strict=True)]
+    with TournamentStore(path) as store:
+        record_game_result(store, game.id, exported)
+        kept = store.journal(game.id)
+    assert kept is not None and list(kept.lines) == exported
+    assert short(links[-1]) in game_report(kept, "en")
+    edited = StoredJournal(game.id, (*exported[:-1], exported[-1].replace("8.0", "8.5")))
+    assert short(links[-1]) not in game_report(edited, "en")
+    assert [s.right for s in game_statistics(kept)] == [2, 0, 0]
