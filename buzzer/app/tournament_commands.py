@@ -1,7 +1,7 @@
 """``svoyak tournament`` and ``svoyak tournament-server`` with the game report's reading.
 
 The tournament's standings show each player's statistics over every reported
-game, and its server links each game's report (issue 38 item 4). Both are the
+game, and its server links each game's report. Both are the
 game report's (``buzzer/report/``: what a reaction time is, docs/report.md),
 which sits a layer above the tournament (it draws in the board's palette), so
 the tournament cannot import it. The composition is here, as the panel's

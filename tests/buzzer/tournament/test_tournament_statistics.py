@@ -1,4 +1,4 @@
-"""Tournament statistics (issue 38 item 4): each player over every reported game.
+"""Tournament statistics: each player over every reported game.
 
 A small tournament (nine players, three first-stage games and the final) is
 recorded from journals built here; one player's numbers are worked out by
