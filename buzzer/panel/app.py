@@ -58,14 +58,9 @@ from buzzer.panel.models import (
 from buzzer.runtime.controller import Controller
 from buzzer.runtime.refusals import journal_failed
 from buzzer.runtime.runtime import Runtime
-from buzzer.web_headers import HostRule, SecurityHeaders
+from buzzer.web_headers import REPORT_CSP, HostRule, SecurityHeaders
 
 STATIC = Path(__file__).parent / "static"
-#: The report's own policy: one self-contained page, its CSS inline, no script at all.
-REPORT_CSP = (
-    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
-    "form-action 'none'; frame-ancestors 'none'"
-)
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 #: Reads that only the host may make (they show hidden final stakes).
 HOST_READS = frozenset({"/api/commands"})

@@ -796,7 +796,9 @@ def create_tournament_app(
             )
         text = standings_csv(players, player_statistics(seats, per_game))
         return Response(
-            text,
+            # A byte-order mark first: a spreadsheet opened by a double click (Excel)
+            # reads the file as UTF-8 only with it, else the Cyrillic names are garbled.
+            "\ufeff" + text,
             media_type="text/csv; charset=utf-8",
             headers={
                 "Content-Disposition": 'attachment; filename="standings.csv"',
