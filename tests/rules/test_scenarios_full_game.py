@@ -358,6 +358,42 @@ def test_E09_c2003_red_round_lowest_score_chooses_tie_by_lot(seed: int) -> None:
     assert result(out)["chooser"] == winner
 
 
+# A is the eldest, C the youngest; B and C tied in age in the second header.
+BIRTHS = ["1970-05-01", "1980-05-01", "1990-05-01"]
+TWINS = ["1970-05-01", "1990-05-01", "1990-05-01"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_TV_G_4_red_round_lowest_score_tie_goes_to_the_youngest(seed: int) -> None:
+    head = tv_on(None, A, board=TWO_ROUNDS, seed=seed, birth_dates=BIRTHS)
+    out = run(head, *scores_at(50, 60, 30, 30), sel(1.0, 1, 10), timeout(2.0), sel(3.0, 1, 20))
+    assert strip_t(after(out, 3.0, "round_started", "youngest", "lot", "chooser")) == [
+        {"type": "round_started", "round": 2, "name": "Красный раунд"},
+        {"type": "youngest", "seats": [B, C], "winner": C},
+        {"type": "chooser", "seat": C},
+    ]
+    # Born the same day: the birth dates do not tell B and C apart, the lot does.
+    twins = run(
+        {**head, "birth_dates": TWINS},
+        *scores_at(50, 60, 30, 30),
+        sel(1.0, 1, 10),
+        timeout(2.0),
+        sel(3.0, 1, 20),
+    )
+    lots = of_type(twins, "lot")
+    assert [(o["seats"], o["winner"] in (B, C)) for o in lots] == [([B, C], True)]
+    assert of_type(twins, "youngest") == []
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_TV_G_4_the_youngest_chooses_first(seed: int) -> None:
+    head = {"rules": "tv-1994", "players": PLAYERS, "seed": seed, "birth_dates": BIRTHS}
+    out = run(head, sel(1.0, 1, 10))
+    assert strip_t(of_type(out, "first_chooser")) == [
+        {"type": "first_chooser", "seat": C, "how": "youngest"}
+    ]
+
+
 def test_E09_c2003_red_round_tie_is_a_draw_not_a_fixed_rule() -> None:
     winners = {of_type(e09(seed, 60, 30, 30), "lot")[0]["winner"] for seed in range(20)}
     assert winners == {B, C}

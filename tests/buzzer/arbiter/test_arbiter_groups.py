@@ -11,8 +11,12 @@ pin every reason.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
+
 from buzzer.arbiter.decisions import Decision, FalseStart, Ignored, Recognized
-from buzzer.arbiter.machine import Arbiter
+from buzzer.arbiter.machine import Arbiter, SequenceError
 from rules.profiles import RULE_SYSTEMS
 
 S = 1_000_000_000
@@ -85,3 +89,60 @@ def test_TV_M_A2_every_seat_of_a_group_pressing_during_the_reading_false_starts(
     machine.start_reading(1 * S, out)
     machine.press(2 * S, [1, 2], out)
     assert [d.seat for d in out if isinstance(d, FalseStart)] == [1, 2]
+
+
+def refusal(move: Callable[[], object]) -> str:
+    """The sentence the host reads when the arbiter refuses ``move``."""
+    with pytest.raises(SequenceError) as refused:
+        move()
+    return str(refused.value)
+
+
+def test_A_1_every_host_input_out_of_order_is_refused_with_what_to_do() -> None:
+    machine, out = arbiter()
+    assert refusal(lambda: machine.start_reading(1 * S, out)) == (
+        "no question is selected: select one before reading"
+    )
+    assert refusal(lambda: machine.end_reading(1 * S, out)) == (
+        "no question is being read: select one first"
+    )
+    assert refusal(lambda: machine.verdict(1 * S, True, out)) == (
+        "nobody is answering: there is no answer to judge"
+    )
+    assert refusal(lambda: machine.resolve_tie(1, out)) == "no tie is waiting for a draw"
+    machine.open_question()
+    machine.start_reading(1 * S, out)
+    machine.press(2 * S, [2], out)  # C2003-2.4.1b: the reading is interrupted
+    assert refusal(lambda: machine.start_reading(3 * S, out)) == (
+        "seat 2 is answering: judge the answer before resuming the reading"
+    )
+    assert refusal(lambda: machine.end_reading(3 * S, out)) == (
+        "seat 2 interrupted the reading and is answering: judge the answer first"
+    )
+    assert refusal(machine.close) == (
+        "seat 2 is answering: judge the answer (correct or wrong) first"
+    )
+    machine.verdict(3 * S, False, out)
+    machine.end_reading(4 * S, out)
+    assert refusal(lambda: machine.start_reading(5 * S, out)) == (
+        "the question has already been read to the end"
+    )
+    assert refusal(lambda: machine.end_reading(5 * S, out)) == "the reading has already ended"
+    machine.press(6 * S, [1, 3], out)  # A-G1: a tie waits for the draw
+    assert refusal(lambda: machine.resolve_tie(2, out)) == (
+        "the draw's winner 2 is not one of the tied seats (1, 3)"
+    )
+
+
+def test_A_G_D1_a_pause_after_a_wrong_answer_moves_the_fresh_window_and_no_answer_timer() -> None:
+    machine, out = arbiter()
+    machine.open_question()
+    read(machine, out)  # the reading ends at 5 s
+    machine.press(6 * S, [1], out)
+    machine.verdict(7 * S, False, out)  # P6: a fresh 5 s window from the ruling
+    assert (machine.closes_at, machine.answer_deadline()) == (12 * S, None)
+    machine.shift(8 * S, 2 * S)  # the host paused from 8 s to 10 s
+    assert (machine.closes_at, machine.t_end, machine.answer_from) == (14 * S, 7 * S, None)
+    assert machine.answer_deadline() is None
+    machine.press(14 * S, [2], out)  # at exactly the moved end: in time
+    assert [d.seat for d in out if isinstance(d, Recognized)] == [1, 2]

@@ -82,3 +82,18 @@ def test_presses_of_one_instant_come_out_together_in_arrival_order() -> None:
     buffer.observe(t + SETTLE + 2)
     assert buffer.pop_ready() == tuple(presses)
     assert buffer.pop_ready() == (Press(t + 1, 4),)
+
+
+def test_A_G1_inputs_added_at_one_instant_keep_their_arrival_order() -> None:
+    buffer = ReorderBuffer(SETTLE)
+    t = 5_000_000
+    select, reading_end = Select(t, 1, 10), ReadingEnd(t)
+    presses = [Press(t, seat) for seat in (3, 1, 2)]
+    for item in (select, reading_end, *presses):
+        buffer.add(item)
+    assert buffer.held() == [select, reading_end, *presses]  # what is about to happen
+    buffer.observe(t + SETTLE + 1)
+    assert buffer.pop_ready() == select
+    assert buffer.pop_ready() == reading_end
+    assert buffer.pop_ready() == tuple(presses)
+    assert buffer.held() == [] and buffer.pop_ready() is None
