@@ -491,7 +491,10 @@ class EmulatorPulseSource:
     mapping's error, and its fairness rows test that mapping's ordering.
     """
 
-    label = "the firmware's logic behind a pty, through BridgeLink"
+    label = "firmware emulator on a pty (the firmware's logic behind a pty, through BridgeLink)"
+    #: The presses are placed on the emulated device's own clock: a pair's
+    #: offset is exact there, not the gap between two of this host's writes.
+    exact_offsets = True
 
     def __init__(
         self,
@@ -578,7 +581,7 @@ def selftest_pulse_source(
     *,
     hold_off_ns: int | None = None,
 ) -> EmulatorPulseSource:
-    """``hardware.selftest``'s entry point for ``--emulate`` (its EMULATOR_CONTRACT).
+    """``hardware.selftest.emulator_rig``'s entry point (``svoyak selftest --emulate``).
 
     ``hold_off_ns``: the firmware's hold-off to emulate (default 10 ms, the
     firmware's); pass the rig's so that both sides agree.

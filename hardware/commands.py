@@ -97,6 +97,7 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
     from hardware.report import report_output
     from hardware.selftest import (
         CHECKS,
+        PICO_CONNECT_TIMEOUT_S,
         SelftestOptions,
         SelftestUnavailable,
         chip_rig,
@@ -146,7 +147,7 @@ def _cmd_selftest(args: argparse.Namespace) -> int:
             rig = emulator_rig(pinmap, hold_off_ns=hold_off_ns)
             mode = "emulate"
         elif args.generator and args.serial:
-            rig = pico_generator_rig(pinmap, args.generator, args.serial)
+            rig = pico_generator_rig(pinmap, args.generator, args.serial, PICO_CONNECT_TIMEOUT_S)
             mode = "generator-pico"
         elif args.generator:
             rig = generator_rig(

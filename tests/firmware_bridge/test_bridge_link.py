@@ -297,6 +297,9 @@ def test_selftest_pulse_source_contract() -> None:
     source = selftest_pulse_source(("1", "2", "3"), got.append, hold_off_ns=5_000_000)
     try:
         assert source.channels() == ("1", "2", "3")
+        # The self-test's report says a pair's offset is exact on this path: the
+        # presses are placed on the emulated device's own clock.
+        assert source.exact_offsets is True
         t1, t2 = source.press_pair("2", "3", 100_000)
         wait_for(lambda: sum(isinstance(e, Press) for e in got) == 2, "the pair")
         first, second = [e for e in got if isinstance(e, Press)]

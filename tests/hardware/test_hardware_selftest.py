@@ -219,21 +219,6 @@ def test_the_histogram_has_a_legend_of_its_colours_and_units(tmp_path: Path) -> 
     assert background == (255, 255, 255)
 
 
-def test_selftest_emulate_explains_what_is_missing(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setitem(sys.modules, "firmware_bridge.emulator", None)  # not built yet
-    status = main(["selftest", "--emulate", "--no-png"])
-    err = capsys.readouterr().err
-    assert status == 2
-    assert "--emulate needs firmware_bridge.emulator and firmware_bridge.link" in err
-
-    monkeypatch.setitem(sys.modules, "firmware_bridge.emulator", types.ModuleType("emulator"))
-    monkeypatch.setitem(sys.modules, "firmware_bridge.link", types.ModuleType("link"))
-    assert main(["selftest", "--emulate", "--no-png"]) == 2
-    assert "selftest_pulse_source(keys, sink)" in capsys.readouterr().err
-
-
 class FakeFirmware:
     """What ``firmware_bridge`` is asked to provide: presses stamped at the pin, sent to ``sink``.
 
@@ -245,6 +230,8 @@ class FakeFirmware:
     """
 
     label = "fake firmware"
+    #: As the emulator's: the presses are placed on the device's own clock.
+    exact_offsets = True
 
     def __init__(self, keys: tuple[str, ...], sink: Callable[[Any], None]) -> None:
         self.keys = keys
@@ -296,7 +283,6 @@ def test_selftest_emulate_through_the_pulse_source_contract(
     emulator = types.ModuleType("firmware_bridge.emulator")
     emulator.selftest_pulse_source = FakeFirmware  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "firmware_bridge.emulator", emulator)
-    monkeypatch.setitem(sys.modules, "firmware_bridge.link", types.ModuleType("link"))
     quick = ["--count", "3", "--trials", "2", "--hold-off-ms", "1", "--no-png", "--no-progress"]
     status = main(["selftest", "--emulate", *quick, "--json"])
     report = json.loads(capsys.readouterr().out)
@@ -329,7 +315,6 @@ def test_a_pico_that_takes_a_spike_for_a_press_fails_the_glitch_check(
     emulator = types.ModuleType("firmware_bridge.emulator")
     emulator.selftest_pulse_source = SpikyFirmware  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "firmware_bridge.emulator", emulator)
-    monkeypatch.setitem(sys.modules, "firmware_bridge.link", types.ModuleType("link"))
     args = ["selftest", "--emulate", "--checks", "glitch", "--hold-off-ms", "1", "--no-png"]
     assert main([*args, "--no-progress", "--json"]) == 1
     report = json.loads(capsys.readouterr().out)
