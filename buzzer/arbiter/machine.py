@@ -79,7 +79,6 @@ class Arbiter:
         "answering",
         "closes_at",
         "eligible",
-        "interrupted",
         "locked_until",
         "margins_us",
         "pending_tie",
@@ -93,21 +92,9 @@ class Arbiter:
     def __init__(self, rules: ButtonRules, seats: int) -> None:
         self.rules = rules
         self.seats = seats
+        # Every per-question state as a question starts it, with no question open.
+        self.open_question()
         self.phase = Phase.IDLE
-        self.eligible: frozenset[int] = frozenset(range(1, seats + 1))
-        self._answers: dict[int, int] = {}
-        self.locked_until: dict[int, int] = {}
-        self.t_end: int | None = None
-        self.closes_at: int | None = None
-        self.answering: int | None = None
-        self.recognized_at: int | None = None
-        #: Where the answer timer (A-G3) counts from: the recognition, moved on
-        #: by any pause since (A-G-D1); ``recognized_at`` stays the press's stamp.
-        self.answer_from: int | None = None
-        self.interrupted = False
-        self._reading_continues = False
-        self.margins_us: dict[int, int] = {}
-        self.pending_tie: tuple[int, tuple[int, ...]] | None = None
 
     # -- queries -------------------------------------------------------------
 
@@ -139,18 +126,22 @@ class Arbiter:
     def open_question(self, eligible: frozenset[int] | None = None) -> None:
         """A question was selected; every per-question state starts afresh."""
         self.phase = Phase.SELECTED
-        self.eligible = eligible if eligible is not None else frozenset(range(1, self.seats + 1))
-        self._answers = {}
-        self.locked_until = {}
-        self.t_end = None
-        self.closes_at = None
-        self.answering = None
-        self.recognized_at = None
-        self.answer_from = None
-        self.interrupted = False
+        self.eligible: frozenset[int] = (
+            eligible if eligible is not None else frozenset(range(1, self.seats + 1))
+        )
+        self._answers: dict[int, int] = {}
+        self.locked_until: dict[int, int] = {}
+        self.t_end: int | None = None
+        self.closes_at: int | None = None
+        self.answering: int | None = None
+        self.recognized_at: int | None = None
+        #: Where the answer timer (A-G3) counts from: the recognition, moved on
+        #: by any pause since (A-G-D1); ``recognized_at`` stays the press's stamp.
+        self.answer_from: int | None = None
+        #: TV-94-A2: the answering player pressed during the reading, which goes on.
         self._reading_continues = False
-        self.margins_us = {}
-        self.pending_tie = None
+        self.margins_us: dict[int, int] = {}
+        self.pending_tie: tuple[int, tuple[int, ...]] | None = None
 
     def open_press_window(
         self, t: int, closes_at: int, eligible: frozenset[int], out: list[Decision]
@@ -224,13 +215,12 @@ class Arbiter:
         nobody is left who may answer, the question closes.
         """
         seat = self.answering
-        if seat is None or self.phase is not Phase.ANSWERING:
+        if seat is None:  # someone is answering exactly while the phase is ANSWERING
             raise SequenceError("nobody is answering: there is no answer to judge")
         self._answers[seat] = self._answers.get(seat, 0) + 1
         self.answering = None
         self.recognized_at = None
         self.answer_from = None
-        reading_continues = self._reading_continues
         self._reading_continues = False
         if correct:
             self.phase = Phase.CLOSED
@@ -239,11 +229,14 @@ class Arbiter:
             self.phase = Phase.CLOSED
             return seat
         if self.t_end is None:
-            # P5: the others may press during the rest of the reading.
+            # P5: the others may press during the rest of the reading. With no
+            # t_end the answer was recognized during the reading, so the rules
+            # say what it did to it: `interrupt` stopped it and it resumes now
+            # (C2003-2.4.1b, C2003-A-D1, SPORT-A-D1); `hold` let it go on
+            # (TV-94-A2); under `false_start` no press is recognized there.
             self.phase = Phase.READING
-            if self.interrupted and not reading_continues:
+            if self.rules.early_press is _INTERRUPT:
                 out.append(ReadingResumed(t))
-            self.interrupted = False
             return seat
         if self.rules.window_after_wrong is WindowAfterWrong.FRESH:
             closes_at = t + self.rules.window_ns  # P6 fresh, C2003-A-D2, TV-M-A-D3
@@ -371,8 +364,7 @@ class Arbiter:
         out.append(Recognized(t, seat))
         if was_reading:
             if self.rules.early_press is _INTERRUPT:
-                self.interrupted = True  # C2003-2.4.1b, SPORT-A-D1
-                out.append(ReadingInterrupted(t, seat))
+                out.append(ReadingInterrupted(t, seat))  # C2003-2.4.1b, SPORT-A-D1
             else:
                 self._reading_continues = True  # TV-94-A2
 

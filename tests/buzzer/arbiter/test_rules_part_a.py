@@ -707,6 +707,24 @@ def test_TV_94_A2_early_press_holds_right_reading_continues() -> None:
     ]
 
 
+def test_TV_94_A2_a_wrong_answer_before_the_end_leaves_the_reading_uninterrupted() -> None:
+    # The reading was never interrupted (the early presser waited for its end),
+    # so nothing resumes (unlike C2003-A-D1): it goes on, and the others may press.
+    out = run(
+        header("tv-1994"),
+        sel(1.0, 1, 20),
+        rs(1.5),
+        pr(2.0, 2),
+        bad(3.0),  # judged before reading_end: accepted (the host knows best)
+        pr(4.0, 3),  # the next early presser holds the right in turn
+        re_(8.0),
+        ok(9.0),
+    )
+    assert of_type(out, "reading_interrupted", "reading_resumed", "window_opened") == []
+    assert recognized(out) == [(2.0, 2), (4.0, 3)]
+    assert [(o["seat"], o["delta"]) for o in of_type(out, "score")] == [(2, -20), (3, 20)]
+
+
 def test_TV_94_A3_wrong_others_may_answer_nobody_in_3s_same_chooser() -> None:
     out = run(
         header("tv-1994", chooser=3),
