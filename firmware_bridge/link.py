@@ -21,7 +21,9 @@ event until the host's cumulative ACK covers it and resends them after the
 handshake (and any one left unacknowledged for 60 ms); the host accepts each
 event number once. Gaps in the event numbers are counted and logged; one the
 device can no longer fill (its heartbeat says the ring moved past it) is
-counted as lost. A heartbeat whose
+counted as lost (that bookkeeping, and the watermark's, is the pure
+:class:`~firmware_bridge.ledger.EventLedger`: this module reads, writes,
+stamps, locks and reports around it). A heartbeat whose
 counters cannot be true — an ``oldest_unacked`` beyond its ``next_event`` or
 ahead of every event received, a ``next_event`` behind one — is a protocol
 error, counted (``bad_counters``) and ignored: it never opens a window that
@@ -109,6 +111,7 @@ import serial  # type: ignore[import-untyped]
 
 from buzzer.arbiter.events import Press, Release
 from firmware_bridge.clock import ClockEstimate, ClockMapper, TickUnwrapper
+from firmware_bridge.ledger import EventLedger
 from firmware_bridge.protocol import (
     DELIMITER,
     PROTOCOL_VERSION,
@@ -220,7 +223,7 @@ class LinkStats:
     unseated: int = 0
     #: HEARTBEATs and HELLOs whose event counters contradict what the host has
     #: received (an ``oldest_unacked`` ahead of every event, a ``next_event``
-    #: behind one): protocol errors, ignored (see :meth:`BridgeLink._counters_problem`).
+    #: behind one): protocol errors, ignored (see :meth:`EventLedger.counters_problem`).
     bad_counters: int = 0
     #: Delivered events whose mapped stamp was raised to the watermark already
     #: reported, because the clock mapping moved (see the module docstring).
@@ -428,9 +431,10 @@ class BridgeLink:
         self._hello: Hello | None = None
         self._boot_id: int | None = None
         self._unwrapper: TickUnwrapper | None = None
-        self._acked = 0
-        self._highest = 0
-        self._above: set[int] = set()
+        #: The event numbers (in hand, duplicate, missing, lost) and the watermark, in
+        #: device µs (reader thread only) and as published in host ns (written by the
+        #: reader thread, read by anyone: one immutable int). Lock held for the numbers.
+        self._ledger = EventLedger()
         #: Buttons with no seat already reported in the log (once each).
         self._unseated_logged: set[int] = set()
         #: The device's ``ring_overflows`` already counted (this boot).
@@ -447,12 +451,6 @@ class BridgeLink:
         self._lamps: dict[int, _LampState] = {}
         self._token = 0
         self._decoder = FrameDecoder()
-        # The watermark: in device µs (reader thread only), and as published in host
-        # ns (written by the reader thread, read by anyone: one immutable int).
-        self._mark_us: int | None = None
-        self._mark_ns: int | None = None
-        #: The device tick the published watermark stands for (the floor of the next stamps).
-        self._mark_at_us: int | None = None
         #: The device's own latest time (unwrapped µs, this boot): the highest tick it
         #: reported as its time (HELLO, HEARTBEAT, PONG's sent tick). Reader thread only.
         self._device_us: int | None = None
@@ -526,7 +524,7 @@ class BridgeLink:
         """
         if not self._connected.is_set() or not self.mapper.ready:
             return None
-        return self._mark_ns
+        return self._ledger.mark_ns
 
     def last_heard_ns(self) -> int | None:
         """Host monotonic ns at which the last good frame was read (None: never):
@@ -539,7 +537,13 @@ class BridgeLink:
             stats = replace(self._stats)
             stats.bad_frames = self._decoder.stats.bad_total
             stats.bad_versions = self._decoder.stats.bad[BadFrame.VERSION]
-            stats.missing = self._highest - self._acked - len(self._above)
+            ledger = self._ledger
+            stats.events = ledger.events
+            stats.duplicates = ledger.duplicates
+            stats.gaps = ledger.gaps
+            stats.recovered = ledger.recovered
+            stats.lost = ledger.lost
+            stats.missing = ledger.missing
         return stats
 
     def force_reconnect(self) -> None:
@@ -744,7 +748,7 @@ class BridgeLink:
         with self._lock:
             new_boot = hello.boot_id != self._boot_id
             oldest = hello.oldest_unacked
-            problem = self._counters_problem(
+            problem = self._ledger.counters_problem(
                 hello.next_event, oldest, hello=True, new_boot=new_boot
             )
             if problem is not None:
@@ -754,24 +758,20 @@ class BridgeLink:
             if new_boot:
                 if self._boot_id is not None:
                     self._stats.device_restarts += 1
-                    missing = self._highest - self._acked - len(self._above)
-                    if missing > 0:
-                        # Known gaps of the old boot: its ring is gone with it.
-                        self._stats.lost += missing
-                        self._count_trouble("lost", missing)
+                # Known gaps of the old boot are lost: its ring is gone with it. Its
+                # numbers and its device-time watermark mean nothing to this one (the
+                # published watermark stays: it never goes back).
+                missing = self._ledger.new_boot(oldest)
+                if missing > 0:
+                    self._count_trouble("lost", missing)
                 self._boot_id = hello.boot_id
                 self._overflows_seen = 0
                 self._unwrapper = TickUnwrapper(hello.tick_bits)
-                # Another clock: the device-time watermark means nothing now (the
-                # published one stays: it never goes back), and no fit yet.
-                self._mark_us = None
-                self._mark_at_us = None
+                # Another clock: no fit yet.
                 self._connected.clear()
                 self.mapper.reset()
                 device_us = self._unwrapper.unwrap(hello.ticks)
                 self.mapper.seed(device_us, now)
-                self._acked = self._highest = max(oldest - 1, 0)
-                self._above.clear()
                 # The old boot's numbers and times mean nothing to this one.
                 self._device_us = None
                 self._records.clear()
@@ -786,7 +786,7 @@ class BridgeLink:
                 # Only up to the events in hand: the ring's resends come next, and the
                 # heartbeat after them (checked against them) settles the rest.
                 if problem is None:
-                    self._settle_lost(min(oldest, self._highest + 1))
+                    self._settle_lost(min(oldest, self._ledger.highest + 1))
             self._hello = hello
             session.handshaken = True
             session.rx_seq = None
@@ -855,7 +855,7 @@ class BridgeLink:
             return
         with self._lock:
             self._stats.heartbeats += 1
-            problem = self._counters_problem(heartbeat.next_event, heartbeat.oldest_unacked)
+            problem = self._ledger.counters_problem(heartbeat.next_event, heartbeat.oldest_unacked)
             if problem is not None:
                 # Counted and ignored whole: its counters would declare presses
                 # lost that are still to come, its tick promise nothing.
@@ -878,7 +878,7 @@ class BridgeLink:
                     heartbeat.ring_overflows,
                 )
             self._settle_lost(heartbeat.oldest_unacked)
-            complete = self._acked >= heartbeat.next_event - 1 and not session.pending
+            complete = self._ledger.complete(heartbeat.next_event) and not session.pending
         device_us = unwrapper.unwrap(heartbeat.ticks)
         # Events held for a stamp past the device's time that it now reached are
         # handed on first: the watermark passes nothing still to be handed on.
@@ -918,22 +918,17 @@ class BridgeLink:
         spaced from it, need no raise. A heartbeat's tick is mapped by the
         model.
         """
-        mark = self._mark_us
-        if mark is None or device_us > mark:
-            self._mark_us = device_us
+        self._ledger.advance_mark(device_us)
         self._publish_mark(mapped_ns)
 
     def _publish_mark(self, mapped_ns: int | None = None) -> None:
         """Publish the device-time watermark in host ns, if there is a real fit to
         map it with (reader thread only); the published value never goes back."""
-        mark = self._mark_us
+        mark = self._ledger.mark_us
         if mark is None or not self.mapper.ready:
             return
         mark_ns = self.mapper.to_host_ns(mark) if mapped_ns is None else mapped_ns
-        published = self._mark_ns
-        if published is None or mark_ns > published:
-            self._mark_at_us = mark
-            self._mark_ns = mark_ns
+        if self._ledger.publish(mark_ns):
             hook = self.on_watermark
             if hook is not None:
                 hook()
@@ -947,54 +942,13 @@ class BridgeLink:
                     state.pending_seq = None
                     state.acked = True
 
-    def _counters_problem(
-        self, next_event: int, oldest_unacked: int, *, hello: bool = False, new_boot: bool = False
-    ) -> str | None:
-        """Why a frame's event counters cannot be true, or None (lock held).
-
-        The device numbers its events from 1 and keeps the unacknowledged
-        ones, so ``oldest_unacked <= next_event`` always; and in one boot,
-        ``next_event`` is past every event the host has received. A
-        HEARTBEAT's ``oldest_unacked`` is never ahead of every event the host
-        has received: the device resends its ring (the newest events) before
-        it could tell of older ones lost. A frame that says otherwise would
-        turn every later press into a "duplicate": it is a protocol error.
-        (A HELLO may be ahead — it comes before the resends — and is settled
-        only up to the events in hand.)
-        """
-        if oldest_unacked > next_event:
-            return f"oldest_unacked {oldest_unacked} is beyond next_event {next_event}"
-        if new_boot:
-            return None
-        if next_event <= self._highest:
-            return f"next_event {next_event} is not past event {self._highest}, already received"
-        if not hello and oldest_unacked > self._highest + 1:
-            return (
-                f"oldest_unacked {oldest_unacked} is ahead of every event received "
-                f"(the highest is {self._highest}): their resends would come first"
-            )
-        return None
-
     def _settle_lost(self, oldest_unacked: int) -> None:
-        """Events before ``oldest_unacked`` that never arrived never will (lock held)."""
-        if oldest_unacked - 1 <= self._acked:
-            return
-        arrived = sum(1 for s in self._above if s < oldest_unacked)
-        lost = oldest_unacked - 1 - self._acked - arrived
+        """Events before ``oldest_unacked`` that never arrived never will (lock held):
+        counted by the ledger, reported and logged here."""
+        lost = self._ledger.settle_lost(oldest_unacked)
         if lost > 0:
-            self._stats.lost += lost
             self._count_trouble("lost", lost)
             log.warning("bridge: %d event(s) lost for good (device ring overflowed)", lost)
-        self._above = {s for s in self._above if s >= oldest_unacked}
-        self._acked = oldest_unacked - 1
-        self._highest = max(self._highest, self._acked)
-        self._advance()
-
-    def _advance(self) -> None:
-        above = self._above
-        while self._acked + 1 in above:
-            self._acked += 1
-            above.discard(self._acked)
 
     def _on_event(self, message: PressMsg | ReleaseMsg, recv_ns: int) -> None:
         event = message.event
@@ -1003,28 +957,19 @@ class BridgeLink:
         failed: _Record | None = None
         with self._lock:
             self._ack_due = True
-            duplicate = event <= self._acked or event in self._above
+            arrival = self._ledger.arrive(event)
+            duplicate = arrival.duplicate
             if duplicate:
-                self._stats.duplicates += 1
                 known = self._records.get(event)
                 if known is not None and known.state() is None:
                     failed = known
             else:
-                if event > self._highest + 1:
-                    self._stats.gaps += 1
+                if arrival.gap is not None:
                     log.warning(
-                        "bridge: events %d..%d missing (a resend should fill them)",
-                        self._highest + 1,
-                        event - 1,
+                        "bridge: events %d..%d missing (a resend should fill them)", *arrival.gap
                     )
-                elif event < self._highest:
-                    self._stats.recovered += 1
-                self._highest = max(self._highest, event)
-                self._above.add(event)
-                self._advance()
-                self._stats.events += 1
                 # No gap before it: every event stamped before it is in hand.
-                in_order = self._acked >= event
+                in_order = arrival.in_order
                 record = self._records[event] = _Record()
         if duplicate:
             if failed is not None:
@@ -1109,7 +1054,7 @@ class BridgeLink:
             return
         self._held = [h for h in self._held if h.device_us > proven]
         for held in sorted(ready, key=lambda h: h.message.event):
-            in_order = self._acked >= held.message.event
+            in_order = self._ledger.in_order(held.message.event)
             self._take(held.message, held.device_us, held.recv_ns, held.record, in_order)
 
     def _settle_unproven(self, now: int) -> None:
@@ -1152,7 +1097,7 @@ class BridgeLink:
         ``record`` learns what the sink returned (or that it is on the record already)."""
         hello = self._hello
         assert hello is not None
-        published, at_us = self._mark_ns, self._mark_at_us
+        published, at_us = self._ledger.mark_ns, self._ledger.mark_at_us
         # After a device restart the floor's tick is of the old clock: raise to
         # the published watermark itself (at worst a tie, settled by lot).
         floor = None if published is None else (device_us if at_us is None else at_us, published)
@@ -1285,7 +1230,7 @@ class BridgeLink:
         reported: the device keeps them, and resends them to the next host if
         this one stops first.
         """
-        point = self._acked
+        point = self._ledger.acked
         records = self._records
         for event in sorted(records):
             if event > point:

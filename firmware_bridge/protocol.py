@@ -296,7 +296,7 @@ class Heartbeat:
     ``oldest_unacked`` lets the host tell a gap that a resend will fill from
     one that can no longer be filled (the device's ring overflowed: ``dropped``).
     Always ``oldest_unacked <= next_event``; the host ignores a heartbeat whose
-    counters contradict the events it holds (``BridgeLink._counters_problem``).
+    counters contradict the events it holds (``EventLedger.counters_problem``).
     ``ring_overflows`` counts edges the device's capture ring lost *before*
     they got an event number: a loss no gap in the numbers can show, so the
     device must say it. The counters are cumulative over the boot, u32: a
