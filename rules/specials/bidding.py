@@ -190,14 +190,17 @@ class Bidding:
         all_in = amount == score
         if amount % self.rules.step and not all_in:
             raise BidError(f"bids go in steps of {self.rules.step} (or all-in)")
-        if self.leader_all_in:
-            beaten = self.rules.all_in_beaten
-            if beaten is AllInBeaten.NEVER:
-                raise BidError("an all-in cannot be beaten (TV-H-1996-09)")
-            if beaten is AllInBeaten.BY_LARGER_ALL_IN and not all_in:
-                raise BidError("only a larger all-in beats an all-in (C2003-2.4.6d)")
-            if beaten is AllInBeaten.BY_ANY_LARGER and self.leader is not None:
-                self.passed.add(self.leader)  # TV-H-1995-01: its author leaves
+        # After an all-in the others' scores decide who is still here
+        # (_after_move): TV-H-1996-09 (NEVER) passes every other player at
+        # once, so no bid reaches this line; TV-H-1995-01 (BY_ANY_LARGER): any
+        # larger sum beats it, and its author leaves by the automatic pass
+        # (their whole score is the bid beaten).
+        if (
+            self.leader_all_in
+            and self.rules.all_in_beaten is AllInBeaten.BY_LARGER_ALL_IN
+            and not all_in
+        ):
+            raise BidError("only a larger all-in beats an all-in (C2003-2.4.6d)")
         self.bid, self.leader, self.leader_all_in = amount, seat, all_in
         self.moved.add(seat)
         self._after_move()

@@ -211,3 +211,14 @@ def test_C2003_2_4_6_D4_the_lot_orders_equal_scores_the_host_does_not_pick() -> 
         "in these rules a lot orders equal scores (C2003-2.4.6-D4): the host does not "
         "pick the next bidder"
     )
+
+
+def test_TV_H_1996_09_an_all_in_ends_the_bidding_even_for_a_larger_score() -> None:
+    bidding = by_turns_1996({1: 1000, 2: 800, 3: 500})
+    bidding.place(1, 200)
+    assert bidding.turn == 3  # on to the next higher score (TV-S-AUC-3)
+    bidding.place(3, 500)  # all-in: neither 800 nor 1000 may beat it
+    assert bidding.done and bidding.passed == {1, 2}
+    outcome = bidding.outcome
+    assert outcome is not None and (outcome.seat, outcome.stake) == (3, 500)
+    assert refusal(lambda: bidding.place(2, 800)) == "the bidding is over"
