@@ -404,8 +404,10 @@ def emulator_rig(pinmap: PinMap, *, hold_off_ns: int | None = None) -> Rig:
 
     sink = RigSink()
     inputs = sink.queue
-    source = selftest_pulse_source(tuple(str(s) for s in pinmap.seats), sink)
     hold_off = pinmap.hold_off_ns if hold_off_ns is None else hold_off_ns
+    # The emulated firmware holds off as long as the checks space their presses for.
+    keys = tuple(str(s) for s in pinmap.seats)
+    source = selftest_pulse_source(keys, sink, hold_off_ns=hold_off)
     return Rig(
         pinmap,
         source,

@@ -11,7 +11,7 @@ import types
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -233,9 +233,15 @@ class FakeFirmware:
     #: As the emulator's: the presses are placed on the device's own clock.
     exact_offsets = True
 
-    def __init__(self, keys: tuple[str, ...], sink: Callable[[Any], None]) -> None:
+    #: The hold-off each firmware was started with (the rig's must reach it).
+    made: ClassVar[list[int | None]] = []
+
+    def __init__(
+        self, keys: tuple[str, ...], sink: Callable[[Any], None], *, hold_off_ns: int | None = None
+    ) -> None:
         self.keys = keys
         self.sink = sink
+        FakeFirmware.made.append(hold_off_ns)
         self.down: set[str] = set()
         self.link = types.SimpleNamespace(watermark=time.monotonic_ns, device=None)
         self.spikes: list[tuple[str, int]] = []
@@ -284,9 +290,12 @@ def test_selftest_emulate_through_the_pulse_source_contract(
     emulator.selftest_pulse_source = FakeFirmware  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "firmware_bridge.emulator", emulator)
     quick = ["--count", "3", "--trials", "2", "--hold-off-ms", "1", "--no-png", "--no-progress"]
+    FakeFirmware.made.clear()
     status = main(["selftest", "--emulate", *quick, "--json"])
     report = json.loads(capsys.readouterr().out)
     assert status == 0
+    # The emulated firmware holds off as long as the rig spaces its presses for.
+    assert FakeFirmware.made == [1_000_000]
     assert report["mode"] == "emulate" and "fake firmware" in report["source"]
     assert report["software_only"] is False  # the real link and firmware logic ran
     assert [b["key"] for b in report["latency"]["buttons"]] == ["1", "2", "3", "4"]
