@@ -1,4 +1,4 @@
-"""The report's words, Russian and English side by side (as ``buzzer/replay_summary.py``).
+"""The report's words, Russian and English side by side (as ``buzzer/replay_summary/words.py``).
 
 One table for the HTML and the pictures, so a language is complete or
 visibly not: ``tests/buzzer/report/test_report_model.py`` checks both

@@ -1,367 +1,27 @@
-"""``svoyak replay --summary``: a game's journal told as a readable account.
+"""The summary's narrator: one handler per kind of decision, the account line by line.
 
-The JSON Lines that ``svoyak replay`` prints are exact but long: a host
-settling "who pressed first?" after the game, or a technician checking that
-the buttons behaved, wants the story instead: each question with who chose
-it, who pressed and when (after the signal, or during the reading), by how
-much the winner beat the runner-up, false starts and late presses, each
-verdict and the scores after it, and the result.
-
-Everything here is read from the decisions the replay makes (the same
-objects the JSON Lines print), never from a second reading of the rules, so
-the account cannot disagree with the replay. :func:`format_summary` is pure;
-:func:`replay_summary` replays a journal first.
+:class:`Narrator` walks a replay's decisions (its output objects, in order)
+and keeps what a reader needs that a single decision does not say: the
+question being told, the press waiting for its margins, the bids of an
+auction, the scores after each verdict. Each ``on_<type>`` handler tells one
+kind of decision; a type without a handler is not told. The words are in
+:mod:`.words`, the numbers' writing in :mod:`.text`.
 """
 
 from __future__ import annotations
 
-import json
-import math
-from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import Any, Final
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from buzzer.arbiter.decisions import Decision
-from buzzer.core import GameCore, InputError
-from buzzer.journal.codec import InputParser, JournalError, parse_header
-from buzzer.journal.resume import rebuild
+from buzzer.replay_summary.text import clock_text, margin_text, number, signed
+from buzzer.replay_summary.words import TEXT
 from rules.game import GameSetup
-from rules.packages import Package, PackageError
-from rules.packages.locate import load_named_package
-from rules.state import SpecialKind, Stage
+from rules.packages import Package
 
 Record = Mapping[str, Any]
 
-LANGUAGES: Final = ("ru", "en")
 
-_TEXT: Final[dict[str, dict[str, str]]] = {
-    "ru": {
-        "game": "Игра: {rules}; игроки: {players}",
-        "first": "Первым выбирает {name} ({how})",
-        "start_scores": "Счёт на начало (перенесён из прошлой игры серии): {scores}",
-        "how.header": "указано в журнале",
-        "how.draw": "по жребию",
-        "how.youngest": "младший",
-        "how.central_table": "центральный стол",
-        "round": "Раунд {n} «{name}»",
-        "question": "{n}. [{t}] тема {theme}, {price}",
-        "chosen_by": " — выбирает {name}",
-        "stake": "  аукцион: открывает {name}",
-        "bids": "  торги: {bids}",
-        "bid": "{name} {amount}",
-        "bid.forced": " (обязательная)",
-        "bid.all_in": " (ва-банк)",
-        "pass": "{name} пас",
-        "bidder_pick": "выбор ведущего — {name}",
-        "pass.auto": "{name} пас (автоматически)",
-        "stake_won": "  играет {name} за {stake}",
-        "cat": "  кот в мешке: {giver} → {receiver}",
-        "cat.theme": "; тема кота «{theme}»",
-        "cat_value": "  стоимость кота: {value}",
-        "cat_prices": "  цена на выбор: {options}",
-        "cat_series": "  серия картинок: {values}",
-        "cat_picture": "  картинка {shown}: ответ стоит {value}",
-        "or": " или ",
-        "sponsor": "  вопрос от спонсора: отвечает {name}",
-        "false_start": "  фальстарт: {name} в {t} (кнопка заблокирована до {until})",
-        "signal": "  сигнал: {t}",
-        "reading": "во время чтения",
-        "after_signal": "через {delay} с после сигнала",
-        "press": "  первое нажатие: {name} в {t} ({when})",
-        "buy_press": "  покупка кнопкой — первое нажатие: {name} в {t}",
-        "bonus_offer": "бонус-конкурс: предложен {name} ({place}-е место)",
-        "bonus_declined": "  {name} отказывается",
-        "bonus_accepted": "  {name} принимает: {n} вопросов одной темы",
-        "bonus_right": "  вопрос {k}: верно",
-        "bonus_wrong": "  вопрос {k}: неверно — счёт {name} обнулён на Красный раунд ({delta} → 0)",
-        "bonus_won": "  все вопросы верно: {name} выигрывает поездку (очков не прибавляется)",
-        "bonus_not_played": "  бонус-конкурс не разыгран",
-        "buy_closed": "  никто не нажал: окно покупки закрылось в {t}",
-        "margin": "; отрыв от второго: {margin} ({name})",
-        "later": "; позже: {others}",
-        "tie": "  одновременные нажатия: {names} в {t}",
-        "level": "; вровень: {names} (решил жребий)",
-        "right": "  {name}: верно, {delta} → {score}",
-        "wrong": "  {name}: неверно, {delta} → {score}",
-        "wrong_free": "  {name}: неверно, без штрафа → {score}",
-        "zero": "  {name}: {delta} → {score}",
-        "window_closed": "  никто не ответил: окно закрылось в {t}",
-        "no_answer": "  снят без ответа",
-        "resumed": "  чтение продолжается для остальных",
-        "ignored": "  другие нажатия: {presses}",
-        "behind": "на {margin} позже отвечающего",
-        "reason.late": "пришло слишком поздно: проверьте провод или источник",
-        "reason.locked": "кнопка заблокирована",
-        "reason.not_open": "чтение не начато",
-        "reason.window_closed": "окно закрыто",
-        "reason.already_answered": "уже отвечал(а)",
-        "reason.not_eligible": "не участвует в этом вопросе",
-        "reason.already_recognized": "повторное нажатие отвечающего",
-        "reason.someone_answering": "отвечает другой",
-        "reason.paused": "пауза",
-        "pause.on": "  пауза в {t}",
-        "pause.off": "  игра продолжена в {t}, пауза {length}",
-        "after_signal_paused": "через {delay} с после сигнала, не считая паузы",
-        "scores": "  счёт: {scores}",
-        "chooser": "; выбирает {name}",
-        "correction": "  поправка: {name} {delta} ({reason}) → {score}",
-        "substitute": "Замена (место {seat}): {new} вместо {old}, счёт {score} остаётся",
-        "objection": "  апелляция принята: {name} {delta} → {score}",
-        "undone": "  отменена команда строки {line}",
-        "undone_score": "  после отмены: {name} {delta} → {score}",
-        "overtaken": "  команда строки {line} опоздала и не исполнена: {reason}",
-        "fault.stalled": "  источник {source}: сбой ({detail})",
-        "fault.back": "  источник {source}: снова в строю ({detail})",
-        "time_up": "  время раунда {round} вышло: остальные вопросы не играются",
-        "time_up.in_play": (
-            "  [{t}] гонг: время раунда {round} вышло; этот вопрос доигрывается, "
-            "остальные не играются"
-        ),
-        "warning": "  [{t}] сигнал: до конца раунда {round} осталась минута",
-        "lot": "  наименьший счёт у {names}: по жребию первым выбирает {name}",
-        "youngest": "  наименьший счёт у {names}: первым выбирает младший, {name}",
-        "final": "Финал: играют {names}; тем: {themes}",
-        "final.named": "Финал: играют {names}; темы: {themes}",
-        "final.removed": "  {name} убирает тему {theme}",
-        "final.theme": "  остаётся тема {theme}",
-        "final.order": "  ответы проверяются в порядке: {names}",
-        "final.timer": "  время на письменный ответ: до {until}",
-        "final.answers_in": "  [{t}] ответы сданы",
-        "round_chooser": "  первым в раунде выбирает {name} (наименьший счёт)",
-        "final.stake": "  {name}: ставка {stake}",
-        "reconsidered": "  состав финала пересмотрен после апелляции",
-        "shootout": "Перестрелка №{n}: {names}",
-        "shootout.right": "  {name}: верно, {delta} (в перестрелке: {score})",
-        "shootout.wrong": "  {name}: неверно, {delta} (в перестрелке: {score})",
-        "tie_for_first": "Ничья за первое место: {names} (решает организатор)",
-        "result": "Итог: {scores}",
-        "winner": "Победитель: {name}",
-        "no_winner": "Без победителя",
-        "not_over": "Игра не окончена",
-        "sec": "с",
-        "min": "мин",
-        "hour": "ч",
-        "ms": "мс",
-        "us": "мкс",
-    },
-    "en": {
-        "game": "Game: {rules}; players: {players}",
-        "first": "First to choose: {name} ({how})",
-        "start_scores": "Scores at the start (carried from the series' last game): {scores}",
-        "how.header": "named in the journal",
-        "how.draw": "by lot",
-        "how.youngest": "the youngest",
-        "how.central_table": "the central table",
-        "round": "Round {n} «{name}»",
-        "question": "{n}. [{t}] theme {theme}, {price}",
-        "chosen_by": " — chosen by {name}",
-        "stake": "  auction: opened by {name}",
-        "bids": "  bidding: {bids}",
-        "bid": "{name} {amount}",
-        "bid.forced": " (forced)",
-        "bid.all_in": " (all-in)",
-        "pass": "{name} passes",
-        "bidder_pick": "host's pick — {name}",
-        "pass.auto": "{name} passes (automatically)",
-        "stake_won": "  {name} plays for {stake}",
-        "cat": "  cat in the bag: {giver} → {receiver}",
-        "cat.theme": "; the cat's theme «{theme}»",
-        "cat_value": "  the cat's value: {value}",
-        "cat_prices": "  value to choose: {options}",
-        "cat_series": "  a picture series: {values}",
-        "cat_picture": "  picture {shown}: the answer is worth {value}",
-        "or": " or ",
-        "sponsor": "  sponsor question: {name} answers",
-        "false_start": "  false start: {name} at {t} (button locked until {until})",
-        "signal": "  signal: {t}",
-        "buy_press": "  bought by the button: {name} pressed first at {t}",
-        "bonus_offer": "bonus contest: offered to {name} (place {place})",
-        "bonus_declined": "  {name} declines",
-        "bonus_accepted": "  {name} accepts: {n} questions of one theme",
-        "bonus_right": "  question {k}: right",
-        "bonus_wrong": (
-            "  question {k}: wrong — {name}'s score is 0 for the Red round ({delta} → 0)"
-        ),
-        "bonus_won": "  all right: {name} wins the trip (no points)",
-        "bonus_not_played": "  the bonus contest is not played",
-        "buy_closed": "  nobody pressed: the buy window closed at {t}",
-        "reading": "during the reading",
-        "after_signal": "{delay} s after the signal",
-        "press": "  first press: {name} at {t} ({when})",
-        "margin": "; ahead of the runner-up by {margin} ({name})",
-        "later": "; later: {others}",
-        "tie": "  simultaneous presses: {names} at {t}",
-        "level": "; level with {names} (the draw decided)",
-        "right": "  {name}: right, {delta} → {score}",
-        "wrong": "  {name}: wrong, {delta} → {score}",
-        "wrong_free": "  {name}: wrong, no penalty → {score}",
-        "zero": "  {name}: {delta} → {score}",
-        "window_closed": "  nobody answered: the window closed at {t}",
-        "no_answer": "  taken off without an answer",
-        "resumed": "  the reading goes on for the others",
-        "ignored": "  other presses: {presses}",
-        "behind": "{margin} after the answering player",
-        "reason.late": "arrived too late: check the wire or the source",
-        "reason.locked": "button locked",
-        "reason.not_open": "reading not started",
-        "reason.window_closed": "window closed",
-        "reason.already_answered": "already answered",
-        "reason.not_eligible": "not playing this question",
-        "reason.already_recognized": "the answering player again",
-        "reason.someone_answering": "someone else answering",
-        "reason.paused": "paused",
-        "pause.on": "  paused at {t}",
-        "pause.off": "  resumed at {t}, after a pause of {length}",
-        "after_signal_paused": "{delay} s after the signal, not counting the pause",
-        "scores": "  scores: {scores}",
-        "chooser": "; {name} chooses",
-        "correction": "  correction: {name} {delta} ({reason}) → {score}",
-        "substitute": "Substitute (seat {seat}): {new} for {old}, keeping the score {score}",
-        "objection": "  objection accepted: {name} {delta} → {score}",
-        "undone": "  host command on line {line} undone",
-        "undone_score": "  after the undo: {name} {delta} → {score}",
-        "overtaken": "  the command on line {line} came too late and had no effect: {reason}",
-        "fault.stalled": "  source {source}: fault ({detail})",
-        "fault.back": "  source {source}: back ({detail})",
-        "time_up": "  round {round}'s time is up: the rest of it is not played",
-        "time_up.in_play": (
-            "  [{t}] the gong: round {round}'s time is up; this question is played to its "
-            "end, the rest of the round is not"
-        ),
-        "warning": "  [{t}] the signal: one minute of round {round} is left",
-        "lot": "  lowest score: {names}; by lot, {name} chooses first",
-        "youngest": "  lowest score: {names}; the youngest, {name}, chooses first",
-        "final": "Final: {names} play; themes: {themes}",
-        "final.named": "Final: {names} play; themes: {themes}",
-        "final.removed": "  {name} removes theme {theme}",
-        "final.theme": "  theme {theme} is left",
-        "final.order": "  answers judged in this order: {names}",
-        "final.timer": "  time for the written answers: until {until}",
-        "final.answers_in": "  [{t}] the answers are in",
-        "round_chooser": "  first to choose in this round: {name} (the lowest score)",
-        "final.stake": "  {name}: stake {stake}",
-        "reconsidered": "  the finalists reconsidered after an objection",
-        "shootout": "Shootout #{n}: {names}",
-        "shootout.right": "  {name}: right, {delta} (shootout: {score})",
-        "shootout.wrong": "  {name}: wrong, {delta} (shootout: {score})",
-        "tie_for_first": "Tie for first place: {names} (the organiser decides)",
-        "result": "Result: {scores}",
-        "winner": "Winner: {name}",
-        "no_winner": "No winner",
-        "not_over": "The game is not over",
-        "sec": "s",
-        "min": "min",
-        "hour": "h",
-        "ms": "ms",
-        "us": "µs",
-    },
-}
-
-
-def replay_summary(lines: Iterable[str], base: Path | None = None, lang: str = "ru") -> str:
-    """Replay a journal (header first) and tell it; :class:`JournalError` if it is broken.
-
-    The header's package, when it can be read, names the final's themes and a
-    cat's own theme (the journal has only their numbers and the cell)."""
-    lines = list(lines)
-    core, decisions = rebuild(lines, base)  # a broken journal is refused here, line named
-    try:
-        core.finish(decisions)
-    except InputError as exc:
-        raise JournalError(exc.ref, exc.message) from None
-    return format_summary(core.setup, _records(lines, base), lang, _package(lines[0], base))
-
-
-def _package(header: str, base: Path | None) -> Package | None:
-    """The package the header names, or None (none named, or it cannot be read now)."""
-    try:
-        name = json.loads(header).get("package")
-    except (ValueError, AttributeError):
-        return None
-    if not isinstance(name, str):
-        return None
-    try:
-        return load_named_package(name, base)
-    except (PackageError, OSError):
-        return None
-
-
-def _records(lines: list[str], base: Path | None) -> list[dict[str, Any]]:
-    """The replay's decisions as output objects, and one fact they do not carry: the
-    value a cat was played for (``cat_value``), read from the game as its receiver
-    gets the question (the host's ``cat_price`` or the rules' own value)."""
-    core = GameCore(parse_header(lines[0], base))
-    parser = InputParser(len(core.setup.players))
-    records: list[dict[str, Any]] = []
-    told: set[tuple[int, tuple[int, int]]] = set()
-
-    def take(out: list[Decision]) -> None:
-        records.extend(json.loads(d.to_json()) for d in out)
-        game = core.game
-        if game.stage is Stage.SPECIAL and game.special is SpecialKind.CAT and game.cell:
-            key = (game.board.round_index, game.cell)
-            if key not in told:
-                told.add(key)
-                t = records[-1].get("t", 0.0) if records else 0.0
-                records.append({"t": t, "type": "cat_value", "value": game.value})
-
-    take(list(core.started))
-    for line, text in enumerate(lines[1:], 2):
-        out: list[Decision] = []
-        core.push(parser.parse(text, line), out)
-        take(out)
-    out = []
-    core.finish(out)
-    take(out)
-    return records
-
-
-def format_summary(
-    setup: GameSetup, records: Sequence[Record], lang: str = "ru", package: Package | None = None
-) -> str:
-    """The account of a game from its decisions (``svoyak replay``'s output objects);
-    ``package``: the game's, for the final's theme names and a cat's own theme."""
-    writer = _Writer(setup, lang, package)
-    for record in records:
-        writer.take(record)
-    return writer.finish()
-
-
-def clock_text(t: float, lang: str = "ru") -> str:
-    """A game time as a person reads it, to a tenth of a second: «12.5 с», «2 мин
-    12.5 с», «1 ч 2 мин 3.4 с» (a press's lead is told by its margin, in µs)."""
-    words = _TEXT[lang]
-    tenths = max(0, math.floor(t * 10 + 0.5))  # half up: 3.25 s is «3.3 с»
-    hours, rest = divmod(tenths, 36_000)
-    minutes, rest = divmod(rest, 600)
-    text = f"{rest // 10}.{rest % 10} {words['sec']}"
-    if hours:
-        return f"{hours} {words['hour']} {minutes} {words['min']} {text}"
-    if minutes:
-        return f"{minutes} {words['min']} {text}"
-    return text
-
-
-def margin_text(us: int, lang: str = "ru") -> str:
-    """A press margin: µs under a millisecond, ms under a second (up to three decimals), else s."""
-    words = _TEXT[lang]
-    if us < 1000:
-        return f"{us} {words['us']}"
-    if us < 1_000_000:
-        ms = f"{us / 1000:.3f}".rstrip("0").rstrip(".")
-        return f"{ms} {words['ms']}"
-    return f"{us / 1_000_000:.3f} {words['sec']}"
-
-
-def _signed(delta: int) -> str:
-    return f"+{delta}" if delta > 0 else f"−{-delta}" if delta < 0 else "±0"
-
-
-def _number(value: int) -> str:
-    return f"−{-value}" if value < 0 else str(value)
-
-
-class _Writer:
+class Narrator:
     """Walks the decisions in order and writes the account line by line.
 
     A question is a block: its heading, what happened, then the scores when
@@ -371,9 +31,9 @@ class _Writer:
     """
 
     def __init__(self, setup: GameSetup, lang: str, package: Package | None = None) -> None:
-        if lang not in _TEXT:
-            raise ValueError(f"unknown language {lang!r}; known: {', '.join(_TEXT)}")
-        self.words = _TEXT[lang]
+        if lang not in TEXT:
+            raise ValueError(f"unknown language {lang!r}; known: {', '.join(TEXT)}")
+        self.words = TEXT[lang]
         self.lang = lang
         self.setup = setup
         self.package = package
@@ -440,7 +100,7 @@ class _Writer:
 
     def scoreboard(self) -> str:
         scores = self.shootout if self.shootout is not None else self.scores
-        return " · ".join(f"{self.name(s)} {_number(v)}" for s, v in scores.items())
+        return " · ".join(f"{self.name(s)} {number(v)}" for s, v in scores.items())
 
     def end_block(self) -> None:
         """Close the question being told: its outcome if silent, then the scores."""
@@ -592,7 +252,7 @@ class _Writer:
 
     def on_bonus_lost(self, r: Record) -> None:
         seat = r["seat"]
-        delta = _signed(self.bonus_loss) if self.bonus_loss else "0"
+        delta = signed(self.bonus_loss) if self.bonus_loss else "0"
         self.say("bonus_wrong", k=self.bonus_wrong, name=self.name(seat), delta=delta)
         self.bonus_player = None
 
@@ -727,7 +387,7 @@ class _Writer:
         if self.bonus_player == seat and self.adjusting is None:
             self.bonus_loss = delta  # told by on_bonus_lost, which follows
             return
-        fields = {"name": self.name(seat), "delta": _signed(delta), "score": _number(score)}
+        fields = {"name": self.name(seat), "delta": signed(delta), "score": number(score)}
         if self.adjusting == "undone":
             self.say("undone_score", **fields)
             return
@@ -760,7 +420,7 @@ class _Writer:
         """SER-CC1-SUB: the seat's new player is named from here on."""
         self.end_block()  # the question before it is told with the old name
         seat = r["seat"]
-        score = _number(self.scores.get(seat, 0))
+        score = number(self.scores.get(seat, 0))
         self.say("substitute", seat=seat, new=r["in"], old=r["out"], score=score)
         self.names[seat] = r["in"]
 
@@ -849,8 +509,8 @@ class _Writer:
         self.say(
             "shootout.right" if int(r["delta"]) > 0 else "shootout.wrong",
             name=self.name(r["seat"]),
-            delta=_signed(int(r["delta"])),
-            score=_number(int(r["score"])),
+            delta=signed(int(r["delta"])),
+            score=number(int(r["score"])),
         )
 
     def on_tie_for_first(self, r: Record) -> None:
@@ -870,7 +530,7 @@ class _Writer:
         self.flush_others()
         self.lines.append("")
         ranked = sorted(self.scores.items(), key=lambda item: (-item[1], item[0]))
-        board = " · ".join(f"{self.name(s)} {_number(v)}" for s, v in ranked)
+        board = " · ".join(f"{self.name(s)} {number(v)}" for s, v in ranked)
         self.say("result", scores=board)
         if not self.over:
             self.say("not_over")
@@ -879,3 +539,6 @@ class _Writer:
         else:
             self.say("winner", name=self.name(self.winner))
         return "\n".join(self.lines) + "\n"
+
+
+__all__ = ["Narrator", "Record"]
