@@ -32,9 +32,9 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from buzzer.errors import SvoyakError
+from buzzer.journal import sqlite_file
 from buzzer.journal.seal import GENESIS, chain, with_link
 
 #: ``PRAGMA application_id`` of a svoyak journal ("SVJK"). Journals written
@@ -52,8 +52,6 @@ CREATE TABLE IF NOT EXISTS journal (
 """
 _COLUMNS = [("seq", "INTEGER", 1), ("line", "TEXT", 0)]
 _SEALED_COLUMNS = [*_COLUMNS, ("link", "TEXT", 0)]
-
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 class JournalStoreError(SvoyakError):
@@ -179,10 +177,10 @@ class JournalStore:
         path = self.path
         tmp = path.with_name(f".{path.name}.{os.getpid()}.new")
         try:
-            db = sqlite3.connect(tmp, isolation_level=None)
+            db = sqlite_file.connect(tmp, "rwc")
             try:
                 db.execute("PRAGMA journal_mode=WAL")
-                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                sqlite_file.stamp(db, APPLICATION_ID)
                 db.executescript(_SCHEMA)
             finally:
                 db.close()
@@ -251,15 +249,14 @@ class JournalStore:
     def _check_header(self, size: int) -> None:
         """The first 100 bytes: an SQLite file, whole pages, not shorter than it says."""
         try:
-            with self.path.open("rb") as handle:
-                head = handle.read(100)
+            head = sqlite_file.read_header(self.path)
         except OSError as exc:
             raise JournalStoreError(
                 f"cannot read the journal {self.path}: {exc.strerror}; check its permissions"
             ) from None
-        if not head.startswith(_SQLITE_MAGIC):
+        if not sqlite_file.is_sqlite(head):
             raise JournalStoreError(self._not_a_journal("not an SQLite database"))
-        if len(head) < 100:
+        if len(head) < sqlite_file.HEADER_SIZE:
             raise JournalStoreError(self._damaged(f"it is cut short: {size} bytes"))
         page = int.from_bytes(head[16:18], "big")
         page = 65536 if page == 1 else page
@@ -275,15 +272,9 @@ class JournalStore:
             )
 
     def _connect(self) -> sqlite3.Connection:
-        target = quote(str(self.path.absolute()))
-        mode = "ro" if self.readonly else "rw"
+        mode: sqlite_file.Mode = "ro" if self.readonly else "rw"
         try:
-            db = sqlite3.connect(
-                f"file:{target}?mode={mode}",
-                uri=True,
-                isolation_level=None,
-                check_same_thread=False,
-            )
+            db = sqlite_file.connect(self.path, mode, check_same_thread=False)
             db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
             return db
         except sqlite3.DatabaseError as exc:
@@ -291,26 +282,20 @@ class JournalStore:
                 raise JournalStoreError(self._explain(exc)) from None
         # Read-only, in a folder SQLite cannot write its -shm to (a read-only
         # medium): read the file as it is, if no committed line waits in its -wal.
-        wal = self.path.with_name(self.path.name + "-wal")
-        if wal.exists() and wal.stat().st_size:
+        if sqlite_file.wal_pending(self.path):
             raise JournalStoreError(
-                f"cannot read the journal {self.path}: its last lines are still in {wal.name} "
-                "and its folder is read-only; copy both files to a writable folder and open "
-                "the copy"
+                f"cannot read the journal {self.path}: its last lines are still in "
+                f"{self.path.name}-wal and its folder is read-only; copy both files to a "
+                "writable folder and open the copy"
             )
         try:
-            return sqlite3.connect(
-                f"file:{target}?mode=ro&immutable=1",
-                uri=True,
-                isolation_level=None,
-                check_same_thread=False,
-            )
+            return sqlite_file.connect(self.path, "ro", immutable=True, check_same_thread=False)
         except sqlite3.DatabaseError as exc:
             raise JournalStoreError(self._explain(exc)) from None
 
     def _inspect(self, db: sqlite3.Connection) -> bool:
         """Whether the file is a fresh database; refuses one that is not a journal."""
-        app_id = int(db.execute("PRAGMA application_id").fetchone()[0])
+        app_id = sqlite_file.application_id(db)
         objects = db.execute("SELECT type, name FROM sqlite_master").fetchall()
         if app_id not in (0, APPLICATION_ID):
             raise JournalStoreError(
@@ -347,12 +332,10 @@ class JournalStore:
                 db.execute("INSERT INTO journal (line) VALUES ('')")
             finally:
                 db.execute("ROLLBACK")
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")
+        sqlite_file.make_durable(db)
         if fresh:
             db.executescript(_SCHEMA)
-        if int(db.execute("PRAGMA application_id").fetchone()[0]) != APPLICATION_ID:
-            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        sqlite_file.stamp(db, APPLICATION_ID)
 
     def _explain(self, exc: sqlite3.DatabaseError) -> str:
         text = str(exc)
@@ -412,18 +395,12 @@ class JournalStore:
             if len(rows) == 1:
                 seq = db.execute(sql, rows[0]).lastrowid
             else:
-                db.execute("BEGIN IMMEDIATE")
-                db.executemany(sql, rows)
-                seq = db.execute("SELECT MAX(seq) FROM journal").fetchone()[0]
-                db.execute("COMMIT")
+                # Rolled back only if SQLite has not done so by itself (a full disk).
+                with sqlite_file.transaction(db):
+                    db.executemany(sql, rows)
+                    seq = db.execute("SELECT MAX(seq) FROM journal").fetchone()[0]
         except (sqlite3.Error, OSError) as exc:
             raise self._write_failed(exc) from None
-        finally:
-            # SQLite rolls a transaction back by itself on a full disk; "ROLLBACK"
-            # then would fail with words that hide why ("no transaction is active").
-            if db.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    db.execute("ROLLBACK")
         assert seq is not None
         if links:
             self._last_link = links[-1]

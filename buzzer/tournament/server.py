@@ -57,8 +57,11 @@ tournament's own packages (``packages``, see
   site's name).
 
 Room tokens are random; only their SHA-256 is kept, in the ``room_tokens``
-table this module adds to the tournament's file (``CREATE TABLE IF NOT
-EXISTS`` in its own transaction). :func:`issue_token` makes a room's token
+table the store adds to the tournament's file for the server
+(:meth:`~buzzer.tournament.store.TournamentStore.ensure_room_tokens`). The
+server opens no connection of its own: every read and write goes through
+:class:`~buzzer.tournament.store.TournamentStore`, the one owner of the
+connection and its transactions. :func:`issue_token` makes a room's token
 (replacing the old one). Which room plays which game is the draw's
 (``game_rooms``, ``svoyak tournament draw --rooms`` or
 ``svoyak tournament-server assign``); which room sent which game is kept in
@@ -74,8 +77,7 @@ import html
 import secrets
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -135,10 +137,8 @@ WRONG_HOST = {
     "--allowed-host)"
 }
 
-_TOKEN_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS room_tokens ("
-    " room TEXT PRIMARY KEY, token_sha256 TEXT NOT NULL, created TEXT NOT NULL)",
-)
+#: How long a token's read or write waits for another writer's lock (seconds).
+_TOKEN_TIMEOUT = 10.0
 
 LABELS: dict[str, dict[str, str]] = {
     "ru": {
@@ -230,40 +230,11 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def _now() -> str:
-    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-
-
-@contextmanager
-def _connect(db_path: Path) -> Iterator[sqlite3.Connection]:
-    if not db_path.is_file():
-        raise TournamentError(f"no such tournament database: {db_path}")
-    db = sqlite3.connect(db_path, isolation_level=None, timeout=10)
-    try:
-        db.execute("PRAGMA synchronous=FULL")
-        yield db
-    finally:
-        db.close()
-
-
-@contextmanager
-def _transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        yield db
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-
-
 def ensure_token_tables(db_path: str | Path) -> None:
-    """Add the server's tables to a tournament's file if they are not there yet."""
-    with TournamentStore(db_path):  # refuses a file that is not a tournament
-        pass
-    with _connect(Path(db_path)) as db, _transaction(db):
-        for statement in _TOKEN_SCHEMA:
-            db.execute(statement)
+    """Add the server's tables to a tournament's file if they are not there yet
+    (a file that is not a tournament's is refused, unchanged)."""
+    with TournamentStore(db_path, timeout=_TOKEN_TIMEOUT) as store:
+        store.ensure_room_tokens()
 
 
 def issue_token(db_path: str | Path, room: str) -> str:
@@ -274,21 +245,16 @@ def issue_token(db_path: str | Path, room: str) -> str:
         )
     ensure_token_tables(db_path)
     token = secrets.token_urlsafe(32)
-    with _connect(Path(db_path)) as db, _transaction(db):
-        db.execute(
-            "INSERT INTO room_tokens (room, token_sha256, created) VALUES (?, ?, ?) "
-            "ON CONFLICT (room) DO UPDATE SET token_sha256 = excluded.token_sha256, "
-            "created = excluded.created",
-            (room, _hash(token), _now()),
-        )
+    with TournamentStore(db_path, timeout=_TOKEN_TIMEOUT) as store:
+        store.set_room_token(room, _hash(token))
     return token
 
 
 def _token_matches(db_path: Path, room: str, token: str) -> bool:
-    with _connect(db_path) as db:
-        row = db.execute("SELECT token_sha256 FROM room_tokens WHERE room = ?", (room,)).fetchone()
-    expected = str(row[0]) if row is not None else _hash(secrets.token_urlsafe(32))
-    return hmac.compare_digest(expected, _hash(token)) and row is not None
+    with TournamentStore(db_path, timeout=_TOKEN_TIMEOUT) as store:
+        kept = store.room_token(room)
+    expected = kept if kept is not None else _hash(secrets.token_urlsafe(32))
+    return hmac.compare_digest(expected, _hash(token)) and kept is not None
 
 
 class BodyLimit:

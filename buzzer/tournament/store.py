@@ -40,11 +40,11 @@ import json
 import random
 import re
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
-from urllib.parse import quote
 
+from buzzer.journal import sqlite_file
 from buzzer.tournament.errors import (
     AlreadyRecorded,
     TournamentError,
@@ -107,7 +107,6 @@ SCHEMA_VERSION = 1
 #: it existed have 0 and the ``meta`` table with its cutoff; the first write
 #: stamps them.
 APPLICATION_ID = 0x5356544E
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _SCHEMA = """
 CREATE TABLE meta (
@@ -221,6 +220,13 @@ CREATE TABLE IF NOT EXISTS series_events (
 )
 """
 
+#: The tournament server's room tokens (only their SHA-256), added by
+#: :meth:`TournamentStore.ensure_room_tokens` when the server starts or issues one.
+_ROOM_TOKENS = (
+    "CREATE TABLE IF NOT EXISTS room_tokens ("
+    " room TEXT PRIMARY KEY, token_sha256 TEXT NOT NULL, created TEXT NOT NULL)"
+)
+
 #: The tables ``_EXTRA`` adds.
 _EXTRA_TABLES = frozenset(
     {
@@ -260,7 +266,12 @@ class TournamentStore:
     """One tournament's SQLite file."""
 
     def __init__(
-        self, path: str | Path, *, create: bool = False, cutoff: datetime.date | None = None
+        self,
+        path: str | Path,
+        *,
+        create: bool = False,
+        cutoff: datetime.date | None = None,
+        timeout: float = 5.0,
     ) -> None:
         self.path = Path(path)
         if create and self.path.exists():
@@ -275,16 +286,15 @@ class TournamentStore:
             # program's file, or an empty one, is refused exactly as it is.
             self._check_file()
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
+            self._db = sqlite_file.connect(self.path, "rwc" if create else "rw", timeout=timeout)
+            sqlite_file.make_durable(self._db)
             self._db.execute("PRAGMA foreign_keys=ON")
             if create:
                 with self.transaction():
                     for statement in _SCHEMA.split(";"):
                         if statement.strip():
                             self._db.execute(statement)
-                    self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                    sqlite_file.stamp(self._db, APPLICATION_ID)
                     self._db.executemany(
                         "INSERT INTO meta (key, value) VALUES (?, ?)",
                         [
@@ -308,15 +318,14 @@ class TournamentStore:
 
     def _check_file(self) -> None:
         """Refuse, reading only, a file that is not a tournament's database."""
-        with open(self.path, "rb") as file:
-            head = file.read(100)
+        head = sqlite_file.read_header(self.path)
         if not head:
             raise TournamentError(f"{self.path} is an empty file, not a svoyak tournament database")
-        if not head.startswith(_SQLITE_MAGIC):
+        if not sqlite_file.is_sqlite(head):
             raise TournamentError(f"{self.path} is not a svoyak tournament database (not SQLite)")
         # The header's bytes 68–71 are the application_id: read without SQLite,
         # so not even a reader's -shm is made beside another program's file.
-        app_id = int.from_bytes(head[68:72], "big")
+        app_id = sqlite_file.header_application_id(head)
         if app_id == APPLICATION_ID:
             return
         if app_id != 0:
@@ -324,13 +333,11 @@ class TournamentStore:
                 f"{self.path} is not a svoyak tournament database: another program's SQLite "
                 f"database, application_id {app_id}"
             )
-        target = quote(str(self.path.absolute()))
         # A tournament in use may hold its first page (the stamp) in its -wal
         # still: read through it then; else read the file as it is.
-        wal = self.path.with_name(self.path.name + "-wal")
-        flags = "mode=ro" if wal.exists() and wal.stat().st_size else "mode=ro&immutable=1"
+        immutable = not sqlite_file.wal_pending(self.path)
         try:
-            probe = sqlite3.connect(f"file:{target}?{flags}", uri=True)
+            probe = sqlite_file.connect(self.path, "ro", immutable=immutable)
         except sqlite3.DatabaseError as exc:
             raise TournamentError(
                 f"{self.path} is not a svoyak tournament database: {exc}"
@@ -359,8 +366,7 @@ class TournamentStore:
         and stamp a file made before the application_id existed."""
         columns = {r[1] for r in self._db.execute("PRAGMA table_info(stages)")}
         tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master")}
-        if int(self._db.execute("PRAGMA application_id").fetchone()[0]) != APPLICATION_ID:
-            self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        sqlite_file.stamp(self._db, APPLICATION_ID)
         if "kind" in columns and tables >= _EXTRA_TABLES:
             return
         with self.transaction() as db:
@@ -383,16 +389,33 @@ class TournamentStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """Every change: all of it committed, or none of it."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+        return sqlite_file.transaction(self._db)
+
+    # The server's room tokens (buzzer.tournament.server) -----------------------
+
+    def ensure_room_tokens(self) -> None:
+        """Add the server's ``room_tokens`` table if it is not there yet."""
+        with self.transaction() as db:
+            db.execute(_ROOM_TOKENS)
+
+    def room_token(self, room: str) -> str | None:
+        """The SHA-256 of ``room``'s token (None: the room has none)."""
+        row = self._db.execute(
+            "SELECT token_sha256 FROM room_tokens WHERE room = ?", (room,)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_room_token(self, room: str, token_sha256: str) -> None:
+        """Keep ``room``'s new token's hash (its old token stops working)."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT INTO room_tokens (room, token_sha256, created) VALUES (?, ?, ?) "
+                "ON CONFLICT (room) DO UPDATE SET token_sha256 = excluded.token_sha256, "
+                "created = excluded.created",
+                (room, token_sha256, _now()),
+            )
 
     # Registration ---------------------------------------------------------
 
