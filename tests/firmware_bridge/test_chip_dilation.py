@@ -24,6 +24,9 @@ from firmware_bridge.chip import ChipModel, ChipModelError
 from firmware_bridge.chip.dilation import DilatedClock, DilationError, dilation_factor
 from firmware_bridge.link import BridgeLink, EventInfo, LinkConfig
 
+# Timing is the subject (scripts/test's sequential phase): the chip model's clocks.
+pytestmark = pytest.mark.serial
+
 FACTOR = Fraction(1, 10)
 
 

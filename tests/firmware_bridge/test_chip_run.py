@@ -43,6 +43,9 @@ from firmware_bridge.chip.model import AppliedEdge
 from tests.buzzer.app.test_run_crash_resume import PACKAGE
 from tests.buzzer.panel.test_panel_cli import served
 
+# Timing is the subject (scripts/test's sequential phase): the chip model's paced CPU.
+pytestmark = pytest.mark.serial
+
 RUN = ["--headless", "--host", "127.0.0.1", "--port", "0"]
 PIN = "271828"
 PLAYERS = "Аня,Борис,Вера"

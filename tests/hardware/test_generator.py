@@ -10,6 +10,7 @@ the recognised order with.
 
 from __future__ import annotations
 
+import functools
 import json
 import queue
 import threading
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 
+import firmware_bridge.generator
 import hardware.factory
 import hardware.selftest as selftest
 from buzzer.arbiter.events import Press, Release
@@ -36,12 +38,37 @@ from hardware.selftest import (
 )
 from tests.support.paths import REPO
 
+# Timing is the subject (scripts/test's sequential phase): two paced chip models.
+pytestmark = pytest.mark.serial
+
 FIRMWARE = REPO / "firmware_bridge" / "generator" / "main.py"
 OUTPUTS = tuple(range(2, 10))  # GP2..GP9: channels 0..7
 #: One PIO step at 25 MHz; the chip model reports a pin change at the end of the
 #: CPU instruction during which the state machine made it (a few more ns).
 STEP_NS = 40
 OFFSETS_US = (0, 2, 5, 10, 20, 100, 1000)
+
+
+#: How long a paced chip model may take to answer (the metal: 2 s for the generator,
+#: 10 s for the Pico's handshake): its emulated CPU runs on whatever the machine leaves.
+CHIP_ANSWER_S = 60.0
+
+
+def patient_with_chip_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The self-test's waits for an answer, stretched for paced chip models.
+
+    A generator answers HELLO and RUN (and is done with a RUN) within the client's
+    2 s, a Pico its link's handshake within the self-test's 10 s, on the metal's
+    clocks; the chip models' paced CPUs fall seconds behind those on a loaded
+    machine. What is under test is the order and the stamps, which the chips keep
+    on their own clocks however slowly they run, not how fast they answer.
+    """
+    monkeypatch.setattr(
+        firmware_bridge.generator,
+        "PulseGenerator",
+        functools.partial(PulseGenerator, timeout_s=CHIP_ANSWER_S),
+    )
+    monkeypatch.setattr(selftest, "PICO_CONNECT_TIMEOUT_S", CHIP_ANSWER_S)
 
 
 def generator_chip(*, pace: bool) -> ChipModel:
@@ -52,10 +79,12 @@ def generator_chip(*, pace: bool) -> ChipModel:
     return chip
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def exact_chip() -> Iterator[tuple[ChipModel, str]]:
     """Not paced: emulated time is exact and independent of this machine's load.
-    With the pty its USB serial port is bridged to."""
+    With the pty its USB serial port is bridged to. One per test, stopped after it:
+    an unpaced model runs its CPU flat out, a CPU hog to the paced models of the
+    tests after it if it outlived its own."""
     chip = generator_chip(pace=False)
     try:
         yield chip, chip.open_pty()
@@ -205,6 +234,7 @@ def test_selftest_generator_end_to_end(
     pins.write_text("[players]\n1 = 17\n2 = 27\n[host]\nreading_start = 5\nreading_end = 6\n")
     factory = mock_factory()
     monkeypatch.setattr(hardware.factory, "open_pin_factory", lambda *a, **k: factory)
+    patient_with_chip_models(monkeypatch)
     chip = generator_chip(pace=True)
     relay = Relay(chip, factory, {2: 17, 3: 27})
     try:
@@ -285,6 +315,7 @@ def test_selftest_generator_presses_a_pico_end_to_end(
         return rig
 
     monkeypatch.setattr(selftest, "pico_generator_rig", chip_model_rig)
+    patient_with_chip_models(monkeypatch)
     generator = generator_chip(pace=True)
     pico = ChipModel(pace=True).start()
     cables = ChipWires(generator, pico)

@@ -45,6 +45,7 @@ def png_size(path: Path) -> tuple[int, int]:
     return width, height
 
 
+@pytest.mark.serial  # the self-test measures this machine's timing: the sequential phase
 def test_selftest_simulate_json_and_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     png = tmp_path / "latency.png"
     status = main(["selftest", *QUICK, "--json", "--png", str(png)])
@@ -87,6 +88,7 @@ def test_selftest_simulate_json_and_png(tmp_path: Path, capsys: pytest.CaptureFi
     assert "%" in captured.err  # the progress bar
 
 
+@pytest.mark.serial  # the self-test measures this machine's timing: the sequential phase
 def test_selftest_table_championship(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status = main(
         [
@@ -283,6 +285,7 @@ class FakeFirmware:
         self.down.clear()
 
 
+@pytest.mark.serial  # the self-test measures this machine's timing: the sequential phase
 def test_selftest_emulate_through_the_pulse_source_contract(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -32,6 +32,9 @@ import pytest
 from buzzer.cli import main
 from hardware.report import LatencyRow, SelftestReport
 
+# Timing is the subject (scripts/test's sequential phase): the chip model's paced CPU.
+pytestmark = pytest.mark.serial
+
 COUNT = 4
 TRIALS = 4  # each order twice: the first of the pair alternates
 OFFSETS_US = (0, 2, 5, 10, 100, 1000)

@@ -164,6 +164,7 @@ def test_a_ttyacm_name_is_told_its_stable_name(
     assert status == 0  # a warning: the game would still play
 
 
+@pytest.mark.serial  # the chip model's paced CPU: scripts/test's sequential phase
 def test_the_real_firmware_on_the_chip_model(
     machine: FakeMachine, capsys: pytest.CaptureFixture[str]
 ) -> None:

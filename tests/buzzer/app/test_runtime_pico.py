@@ -152,6 +152,7 @@ def _wait(check: Any, what: str, timeout: float = 30.0) -> None:
         time.sleep(0.0005)
 
 
+@pytest.mark.serial  # a CPU hog and GC pressure: scripts/test's sequential phase
 @pytest.mark.parametrize(
     ("load", "delay_s", "questions"),
     [("quiet", 0.0, 60), ("hog-gc-journal-8ms", 0.008, 60)],

@@ -74,6 +74,7 @@ def test_slow_journal_commits_delay_decisions_never_change_them(
     check(outcome)
 
 
+@pytest.mark.serial  # a CPU hog in another process: scripts/test's sequential phase
 def test_a_busy_cpu_and_gc_pressure_change_no_decision(tmp_path: Path) -> None:
     with cpu_hog(), gc_pressure():
         outcome = play(tmp_path, 100, delay_s=0.008, seed=99)
