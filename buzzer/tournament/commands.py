@@ -577,7 +577,7 @@ def _cmd_series_result(args: argparse.Namespace) -> int:
         return _fail("series result", "give the game's journal or its --scores (one of them)")
 
     def step(store: Any) -> tuple[Any, Any]:
-        from buzzer.tournament.store import record_series_result
+        from buzzer.tournament.series_store import record_series_result
 
         view = fold(store.series(args.series))
         if view.next is None:

@@ -97,6 +97,7 @@ from buzzer.tournament.errors import (
 from buzzer.tournament.records import MAX_INTEGER
 from buzzer.tournament.results import TournamentPackages
 from buzzer.tournament.series import fold, view_data
+from buzzer.tournament.series_store import record_series_result
 from buzzer.tournament.statistics import (
     GameReport,
     GameStatistics,
@@ -112,7 +113,6 @@ from buzzer.tournament.store import ROOM_PATTERN as ROOM_PATTERN
 from buzzer.tournament.store import (
     TournamentStore,
     record_game_result,
-    record_series_result,
     valid_room,
 )
 from buzzer.web_headers import REPORT_CSP, HostRule, SecurityHeaders

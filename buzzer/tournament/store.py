@@ -1,35 +1,18 @@
 """The tournament's database: one SQLite file per tournament (issue 8, item 3).
 
-This module is the SQL: the schema, its migration, the queries and the
-transactions, in :class:`TournamentStore`, the one owner of the connection.
-What to draw next is planned by :mod:`buzzer.tournament.planning`, the
+This module is the SQL of the tournament's own tables: the queries and the
+transactions of registration, draws, results, overrides and standings, in
+:class:`TournamentStore`, the one owner of the connection (the tournament
+server goes through it too). The file itself (its schema, its migration, what
+a file must be to be opened, the connection and its transactions) is
+:mod:`buzzer.tournament.database`'s, and the TV series' tables are
+:mod:`buzzer.tournament.series_store`'s; the store is both.
+What to draw next is planned by :mod:`buzzer.tournament.planning`, an
+override by :mod:`buzzer.tournament.overrides`, the
 tables are made by :mod:`buzzer.tournament.standings` and a reported
 journal is replayed by :mod:`buzzer.tournament.results`; the store calls
 them with plain data and writes what they return, never the reverse. The
 rules themselves are the pure modules of :mod:`rules.tournament`.
-
-The file is SQLite in WAL mode with ``synchronous=FULL``, as the game
-journal is (``buzzer.journal.store``), and every change runs in one
-``BEGIN IMMEDIATE`` transaction, so a power cut leaves either the whole
-registration, draw or result on disk, or none of it.
-
-Tables: ``meta`` (cutoff date), ``teams``, ``players`` (with the age group
-fixed at registration, TOUR-1.2), ``stages`` (one draw of one age group,
-with its seed so that it can be re-run), ``games``, ``seats`` (the drawn
-players in seat order) and ``results`` (each seat's final score and place).
-Added in place on open: ``stages.kind`` (``'stage'`` or ``'superfinal'``),
-``draws`` (the journal of every lot, qualifier ranking and shootout, with
-its seed, input and outcome), ``qualifier`` (Blue and Red written points,
-TOUR-2.9), ``overrides`` (TOUR-1.9, with the committee's reason),
-``game_rooms`` (which room plays which game: only that room may report it)
-``room_reports`` (which room reported which game, written in the
-result's own transaction), ``game_journals`` (a recorded game's journal as
-reported, in the same transaction: the statistics and the per-game report are
-made from it), and the TV series (docs/tournament.md#series-formats):
-``series`` (its format and seed), ``series_entrants`` (members and
-challengers in order) and ``series_events`` (each result and decision in
-order; the standings and the next game are folded from them by
-:mod:`buzzer.tournament.series`, and a fob lot is journaled in ``draws``).
 """
 
 from __future__ import annotations
@@ -41,19 +24,25 @@ import random
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager
 from pathlib import Path
 
-from buzzer.journal import sqlite_file
+from buzzer.tournament.database import APPLICATION_ID as APPLICATION_ID
+from buzzer.tournament.database import ROOM_TOKENS_TABLE, timestamp
+from buzzer.tournament.database import SCHEMA_VERSION as SCHEMA_VERSION
 from buzzer.tournament.errors import (
     AlreadyRecorded,
     TournamentError,
     UnknownGame,
     WrongRoom,
 )
+from buzzer.tournament.overrides import (
+    OverriddenGame,
+    check_request,
+    fed_next_draw,
+    plan_override,
+)
 from buzzer.tournament.planning import (
     SUPERFINAL_NUMBER,
-    DrawNote,
     LastStage,
     final_outcome,
     plan_draw,
@@ -73,15 +62,7 @@ from buzzer.tournament.results import (
     final_result,
     journal_header,
 )
-from buzzer.tournament.series import (
-    SeriesRecord,
-    fold,
-    lot_note,
-    new_lots,
-    played_from_journal,
-    series_format,
-)
-from buzzer.tournament.series import row_of as series_row
+from buzzer.tournament.series_store import SeriesTables
 from buzzer.tournament.standings import (
     PlayerStanding,
     game_points,
@@ -91,156 +72,13 @@ from buzzer.tournament.standings import (
 from rules.tournament.advancement import GameResult
 from rules.tournament.qualifier import QualifierScore
 from rules.tournament.registration import (
-    DEFAULT_CUTOFF,
     AgeGroup,
     Player,
     RegistrationError,
     age_group,
     register,
 )
-from rules.tournament.series_play import Event as SeriesEvent
-from rules.tournament.series_play import SeriesView
 from rules.tournament.team_points import TeamStanding
-
-SCHEMA_VERSION = 1
-#: ``PRAGMA application_id`` of a tournament's file ("SVTN"). Files made before
-#: it existed have 0 and the ``meta`` table with its cutoff; the first write
-#: stamps them.
-APPLICATION_ID = 0x5356544E
-
-_SCHEMA = """
-CREATE TABLE meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE teams (
-    id   INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE
-);
-CREATE TABLE players (
-    id         INTEGER PRIMARY KEY,
-    name       TEXT NOT NULL UNIQUE,
-    birth_date TEXT NOT NULL,
-    city       TEXT NOT NULL DEFAULT '',
-    team_id    INTEGER REFERENCES teams(id),
-    age_group  TEXT NOT NULL CHECK (age_group IN ('junior', 'senior'))
-);
-CREATE TABLE stages (
-    id        INTEGER PRIMARY KEY,
-    age_group TEXT NOT NULL CHECK (age_group IN ('junior', 'senior')),
-    number    INTEGER NOT NULL,
-    seed      INTEGER NOT NULL,
-    UNIQUE (age_group, number)
-);
-CREATE TABLE games (
-    id       INTEGER PRIMARY KEY,
-    stage_id INTEGER NOT NULL REFERENCES stages(id),
-    size     INTEGER NOT NULL CHECK (size IN (3, 4)),
-    winner   INTEGER REFERENCES players(id),
-    recorded TEXT
-);
-CREATE TABLE seats (
-    game_id   INTEGER NOT NULL REFERENCES games(id),
-    seat      INTEGER NOT NULL,
-    player_id INTEGER NOT NULL REFERENCES players(id),
-    PRIMARY KEY (game_id, seat),
-    UNIQUE (game_id, player_id)
-);
-CREATE TABLE results (
-    game_id   INTEGER NOT NULL,
-    seat      INTEGER NOT NULL,
-    score     INTEGER NOT NULL,
-    place     INTEGER NOT NULL,
-    PRIMARY KEY (game_id, seat),
-    FOREIGN KEY (game_id, seat) REFERENCES seats(game_id, seat)
-);
-"""
-
-
-#: Added to every database on open (schema 1 files gain them in place).
-_EXTRA = """
-CREATE TABLE IF NOT EXISTS draws (
-    id        INTEGER PRIMARY KEY,
-    stage_id  INTEGER REFERENCES stages(id),
-    kind      TEXT NOT NULL,
-    age_group TEXT,
-    stage     INTEGER,
-    seed      INTEGER,
-    input     TEXT NOT NULL,
-    outcome   TEXT NOT NULL,
-    at        TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS qualifier (
-    player_id INTEGER PRIMARY KEY REFERENCES players(id),
-    blue      INTEGER NOT NULL,
-    red       INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS overrides (
-    id      INTEGER PRIMARY KEY,
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    before  TEXT NOT NULL,
-    after   TEXT NOT NULL,
-    reason  TEXT NOT NULL,
-    at      TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS game_rooms (
-    game_id INTEGER PRIMARY KEY REFERENCES games(id),
-    room    TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS room_reports (
-    game_id  INTEGER PRIMARY KEY,
-    room     TEXT NOT NULL,
-    received TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS game_journals (
-    game_id       INTEGER PRIMARY KEY REFERENCES games(id),
-    lines         TEXT NOT NULL,
-    replay_header TEXT,
-    base          TEXT
-);
-CREATE TABLE IF NOT EXISTS series (
-    id      INTEGER PRIMARY KEY,
-    format  TEXT NOT NULL,
-    seed    INTEGER NOT NULL,
-    created TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS series_entrants (
-    series_id INTEGER NOT NULL REFERENCES series(id),
-    position  INTEGER NOT NULL,
-    name      TEXT NOT NULL,
-    member    INTEGER NOT NULL,
-    PRIMARY KEY (series_id, name)
-);
-CREATE TABLE IF NOT EXISTS series_events (
-    id        INTEGER PRIMARY KEY,
-    series_id INTEGER NOT NULL REFERENCES series(id),
-    kind      TEXT NOT NULL,
-    data      TEXT NOT NULL,
-    at        TEXT NOT NULL
-)
-"""
-
-#: The tournament server's room tokens (only their SHA-256), added by
-#: :meth:`TournamentStore.ensure_room_tokens` when the server starts or issues one.
-_ROOM_TOKENS = (
-    "CREATE TABLE IF NOT EXISTS room_tokens ("
-    " room TEXT PRIMARY KEY, token_sha256 TEXT NOT NULL, created TEXT NOT NULL)"
-)
-
-#: The tables ``_EXTRA`` adds.
-_EXTRA_TABLES = frozenset(
-    {
-        "draws",
-        "qualifier",
-        "overrides",
-        "game_rooms",
-        "room_reports",
-        "game_journals",
-        "series",
-        "series_entrants",
-        "series_events",
-    }
-)
 
 #: A room's name: what ``svoyak tournament-server token`` and the rooms' URLs use.
 ROOM_PATTERN = re.compile(r"^[\w][\w.-]{0,63}$")
@@ -258,147 +96,15 @@ def _check_room(room: str) -> str:
     return room
 
 
-def _now() -> str:
-    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-
-
-class TournamentStore:
+class TournamentStore(SeriesTables):
     """One tournament's SQLite file."""
-
-    def __init__(
-        self,
-        path: str | Path,
-        *,
-        create: bool = False,
-        cutoff: datetime.date | None = None,
-        timeout: float = 5.0,
-    ) -> None:
-        self.path = Path(path)
-        if create and self.path.exists():
-            raise TournamentError(f"{self.path} already exists; choose another file name")
-        if not create and not self.path.is_file():
-            raise TournamentError(
-                f"no such tournament database: {self.path} "
-                f"(create it with `svoyak tournament new {self.path}`)"
-            )
-        if not create:
-            # Read-only, before anything that writes (WAL, a migration): another
-            # program's file, or an empty one, is refused exactly as it is.
-            self._check_file()
-        try:
-            self._db = sqlite_file.connect(self.path, "rwc" if create else "rw", timeout=timeout)
-            sqlite_file.make_durable(self._db)
-            self._db.execute("PRAGMA foreign_keys=ON")
-            if create:
-                with self.transaction():
-                    for statement in _SCHEMA.split(";"):
-                        if statement.strip():
-                            self._db.execute(statement)
-                    sqlite_file.stamp(self._db, APPLICATION_ID)
-                    self._db.executemany(
-                        "INSERT INTO meta (key, value) VALUES (?, ?)",
-                        [
-                            ("schema", str(SCHEMA_VERSION)),
-                            ("cutoff", (cutoff or DEFAULT_CUTOFF).isoformat()),
-                        ],
-                    )
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'cutoff'").fetchone()
-            if row is not None:
-                self._migrate()
-        except sqlite3.DatabaseError as exc:
-            if hasattr(self, "_db"):
-                self._db.close()
-            raise TournamentError(
-                f"{self.path} is not a svoyak tournament database: {exc}"
-            ) from None
-        if row is None:
-            self._db.close()
-            raise TournamentError(f"{self.path} is not a svoyak tournament database (no cutoff)")
-        self.cutoff = datetime.date.fromisoformat(str(row[0]))
-
-    def _check_file(self) -> None:
-        """Refuse, reading only, a file that is not a tournament's database."""
-        head = sqlite_file.read_header(self.path)
-        if not head:
-            raise TournamentError(f"{self.path} is an empty file, not a svoyak tournament database")
-        if not sqlite_file.is_sqlite(head):
-            raise TournamentError(f"{self.path} is not a svoyak tournament database (not SQLite)")
-        # The header's bytes 68–71 are the application_id: read without SQLite,
-        # so not even a reader's -shm is made beside another program's file.
-        app_id = sqlite_file.header_application_id(head)
-        if app_id == APPLICATION_ID:
-            return
-        if app_id != 0:
-            raise TournamentError(
-                f"{self.path} is not a svoyak tournament database: another program's SQLite "
-                f"database, application_id {app_id}"
-            )
-        # A tournament in use may hold its first page (the stamp) in its -wal
-        # still: read through it then; else read the file as it is.
-        immutable = not sqlite_file.wal_pending(self.path)
-        try:
-            probe = sqlite_file.connect(self.path, "ro", immutable=immutable)
-        except sqlite3.DatabaseError as exc:
-            raise TournamentError(
-                f"{self.path} is not a svoyak tournament database: {exc}"
-            ) from None
-        try:
-            tables = {r[0] for r in probe.execute("SELECT name FROM sqlite_master")}
-            legacy = (
-                "meta" in tables
-                and probe.execute("SELECT 1 FROM meta WHERE key = 'cutoff'").fetchone()
-            )
-        except sqlite3.DatabaseError as exc:
-            raise TournamentError(
-                f"{self.path} is not a svoyak tournament database: {exc}"
-            ) from None
-        finally:
-            probe.close()
-        if not legacy:
-            names = ", ".join(sorted(tables)[:5]) or "none"
-            raise TournamentError(
-                f"{self.path} is not a svoyak tournament database (an SQLite database with "
-                f"tables: {names})"
-            )
-
-    def _migrate(self) -> None:
-        """Add the journal, qualifier and override tables and ``stages.kind`` if missing,
-        and stamp a file made before the application_id existed."""
-        columns = {r[1] for r in self._db.execute("PRAGMA table_info(stages)")}
-        tables = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master")}
-        sqlite_file.stamp(self._db, APPLICATION_ID)
-        if "kind" in columns and tables >= _EXTRA_TABLES:
-            return
-        with self.transaction() as db:
-            if "kind" not in columns:
-                db.execute("ALTER TABLE stages ADD COLUMN kind TEXT NOT NULL DEFAULT 'stage'")
-            for statement in _EXTRA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-
-    @classmethod
-    def create(cls, path: str | Path, cutoff: datetime.date | None = None) -> TournamentStore:
-        return cls(path, create=True, cutoff=cutoff)
-
-    def close(self) -> None:
-        self._db.close()
-
-    def __enter__(self) -> TournamentStore:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        """Every change: all of it committed, or none of it."""
-        return sqlite_file.transaction(self._db)
 
     # The server's room tokens (buzzer.tournament.server) -----------------------
 
     def ensure_room_tokens(self) -> None:
         """Add the server's ``room_tokens`` table if it is not there yet."""
         with self.transaction() as db:
-            db.execute(_ROOM_TOKENS)
+            db.execute(ROOM_TOKENS_TABLE)
 
     def room_token(self, room: str) -> str | None:
         """The SHA-256 of ``room``'s token (None: the room has none)."""
@@ -414,7 +120,7 @@ class TournamentStore:
                 "INSERT INTO room_tokens (room, token_sha256, created) VALUES (?, ?, ?) "
                 "ON CONFLICT (room) DO UPDATE SET token_sha256 = excluded.token_sha256, "
                 "created = excluded.created",
-                (room, token_sha256, _now()),
+                (room, token_sha256, timestamp()),
             )
 
     # Registration ---------------------------------------------------------
@@ -653,23 +359,6 @@ class TournamentStore:
             )
         return game_id
 
-    @staticmethod
-    def _journal(db: sqlite3.Connection, note: DrawNote, stage_id: int | None, seed: int) -> None:
-        db.execute(
-            "INSERT INTO draws (stage_id, kind, age_group, stage, seed, input, outcome, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                stage_id,
-                note.kind,
-                note.age_group,
-                note.stage,
-                seed,
-                json.dumps(note.input, ensure_ascii=False),
-                json.dumps(note.outcome, ensure_ascii=False),
-                _now(),
-            ),
-        )
-
     def champions(self) -> dict[AgeGroup, str | None]:
         """Each age group whose final is recorded: its champion, or None (no title).
 
@@ -869,78 +558,64 @@ class TournamentStore:
     def override(self, game_id: int, places: Mapping[int, int], reason: str) -> OverrideRecord:
         """TOUR-1.9: the committee sets places of a recorded game, journaled with its reason.
 
-        The winner becomes the one seat placed 1st (none if no seat or
-        several are). Refused once the game's stage has fed a later draw.
+        The rules (who may be overridden, who wins then) are
+        :func:`buzzer.tournament.overrides.plan_override`'s; this reads the game
+        and writes what it returns, in one transaction.
         """
-        if not reason.strip():
-            raise TournamentError("an override needs --reason (TOUR-1.9: the committee's decision)")
-        if not places:
-            raise TournamentError("nothing to override: give --place SEAT=PLACE")
+        check_request(places, reason)
+        plan = plan_override(self._overridden_game(game_id), game_id, places, reason)
+        now = timestamp()
+        with self.transaction() as db:
+            for seat, place in plan.places.items():
+                db.execute(
+                    "UPDATE results SET place = ? WHERE game_id = ? AND seat = ?",
+                    (place, game_id, seat),
+                )
+            db.execute("UPDATE games SET winner = ? WHERE id = ?", (plan.winner, game_id))
+            override_id = db.execute(
+                "INSERT INTO overrides (game_id, before, after, reason, at) VALUES (?, ?, ?, ?, ?)",
+                (game_id, json.dumps(plan.before), json.dumps(plan.after), plan.reason, now),
+            ).lastrowid
+        assert override_id is not None
+        return OverrideRecord(override_id, game_id, plan.before, plan.after, plan.reason, now)
+
+    def _overridden_game(self, game_id: int) -> OverriddenGame | None:
+        """A game as recorded, for :func:`~buzzer.tournament.overrides.plan_override`."""
         row = self._db.execute(
             "SELECT g.recorded, g.size, s.age_group, s.number, s.kind, g.winner FROM games g "
             "JOIN stages s ON s.id = g.stage_id WHERE g.id = ?",
             (game_id,),
         ).fetchone()
         if row is None:
-            raise TournamentError(f"there is no game {game_id}")
-        recorded, size, group, number, kind, old_winner = row
-        if recorded is None:
-            raise TournamentError(f"game {game_id} has no result yet: record it first")
-        later = self._db.execute(
-            "SELECT 1 FROM stages WHERE (kind = 'stage' AND age_group = ? AND number > ?) "
-            "OR (kind = 'superfinal' AND ? = 'stage')",
-            (group, number, kind),
+            return None
+        recorded, size, group, number, kind, winner = row
+        later_stage = self._db.execute(
+            "SELECT 1 FROM stages WHERE kind = 'stage' AND age_group = ? AND number > ?",
+            (group, number),
         ).fetchone()
-        if later is not None and kind == "stage":
-            final = (
-                self._db.execute(
-                    "SELECT COUNT(*) FROM games g JOIN stages s ON s.id = g.stage_id "
-                    "WHERE s.age_group = ? AND s.number = ? AND s.kind = 'stage'",
-                    (group, number),
-                ).fetchone()[0]
-                == 1
-            )
-            nexts = self._db.execute(
-                "SELECT 1 FROM stages WHERE kind = 'stage' AND age_group = ? AND number > ?",
-                (group, number),
-            ).fetchone()
-            if nexts is not None or final:
-                raise TournamentError(
-                    f"game {game_id}'s stage already fed the next draw; the override would "
-                    "not change it"
-                )
-        for seat, place in places.items():
-            if not 1 <= seat <= size:
-                raise TournamentError(f"game {game_id} has no seat {seat} (seats 1–{size})")
-            if not 1 <= place <= size:
-                raise TournamentError(f"place {place} does not exist in a game of {size}")
+        stage_games = self._db.execute(
+            "SELECT COUNT(*) FROM games g JOIN stages s ON s.id = g.stage_id "
+            "WHERE s.age_group = ? AND s.number = ? AND s.kind = 'stage'",
+            (group, number),
+        ).fetchone()[0]
         seats = self._db.execute(
             "SELECT r.seat, r.place, x.player_id FROM results r JOIN seats x USING (game_id, seat) "
             "WHERE r.game_id = ? ORDER BY r.seat",
             (game_id,),
         ).fetchall()
-        before = {str(seat): place for seat, place, _ in seats}
-        after = {**before, **{str(s): p for s, p in places.items()}}
-        firsts = [s for s, p in after.items() if p == 1]
-        player_of = {str(seat): pid for seat, _, pid in seats}
-        new_winner = player_of[firsts[0]] if len(firsts) == 1 else None
-        seat_of = {pid: seat for seat, _, pid in seats}
-        old = {"places": before, "winner_seat": seat_of.get(old_winner)}
-        new = {"places": after, "winner_seat": None if new_winner is None else seat_of[new_winner]}
-        now = _now()
-        with self.transaction() as db:
-            for seat, place in places.items():
-                db.execute(
-                    "UPDATE results SET place = ? WHERE game_id = ? AND seat = ?",
-                    (place, game_id, seat),
-                )
-            db.execute("UPDATE games SET winner = ? WHERE id = ?", (new_winner, game_id))
-            override_id = db.execute(
-                "INSERT INTO overrides (game_id, before, after, reason, at) VALUES (?, ?, ?, ?, ?)",
-                (game_id, json.dumps(old), json.dumps(new), reason.strip(), now),
-            ).lastrowid
-        assert override_id is not None
-        return OverrideRecord(override_id, game_id, old, new, reason.strip(), now)
+        return OverriddenGame(
+            game_id=game_id,
+            recorded=recorded,
+            size=int(size),
+            seats=tuple((int(s), int(p), int(pid)) for s, p, pid in seats),
+            winner=winner,
+            fed_next_draw=fed_next_draw(
+                str(kind),
+                later_stage is not None,
+                self._superfinal_drawn(),
+                stage_games == 1,
+            ),
+        )
 
     def overrides(self) -> tuple[OverrideRecord, ...]:
         return tuple(
@@ -1011,157 +686,6 @@ class TournamentStore:
         """
         registry = register(self.players(), self.cutoff)
         return team_table(registry, self.games(), self.seat_results(), self.qualifier_scores())
-
-    # TV series (docs/tournament.md#series-formats) ---------------------------------------
-
-    def create_series(
-        self,
-        format_id: str,
-        seed: int,
-        members: Sequence[str],
-        challengers: Sequence[str],
-        events: Sequence[SeriesEvent] = (),
-    ) -> SeriesRecord:
-        """A new series (with ``events`` already played: a series file); refused, nothing
-        written, if its entrants do not fit the format or an event does not fit."""
-        series_format(format_id)
-        with self.transaction() as db:
-            cursor = db.execute(
-                "INSERT INTO series (format, seed, created) VALUES (?, ?, ?)",
-                (format_id, seed, _now()),
-            )
-            series_id = int(cursor.lastrowid or 0)
-            self._insert_entrants(db, series_id, members, member=True)
-            self._insert_entrants(db, series_id, challengers, member=False)
-            fold(self.series(series_id))  # the format's refusal rolls it back
-            for number, event in enumerate(events, 1):
-                try:
-                    self._append_event(db, series_id, event)
-                except TournamentError as exc:
-                    raise TournamentError(f"event {number}: {exc}") from None
-            record = self.series(series_id)
-        return record
-
-    @staticmethod
-    def _insert_entrants(
-        db: sqlite3.Connection, series_id: int, names: Sequence[str], *, member: bool
-    ) -> None:
-        for name in names:
-            if not name.strip():
-                raise TournamentError("a player's name must not be empty")
-            position = db.execute(
-                "SELECT COUNT(*) FROM series_entrants WHERE series_id = ?", (series_id,)
-            ).fetchone()[0]
-            try:
-                db.execute(
-                    "INSERT INTO series_entrants (series_id, position, name, member) "
-                    "VALUES (?, ?, ?, ?)",
-                    (series_id, position, name, int(member)),
-                )
-            except sqlite3.IntegrityError:
-                raise TournamentError(f"{name} is already in series {series_id}") from None
-
-    def series(self, series_id: int) -> SeriesRecord:
-        row = self._db.execute(
-            "SELECT format, seed FROM series WHERE id = ?", (series_id,)
-        ).fetchone()
-        if row is None:
-            raise TournamentError(
-                f"no series {series_id} in this tournament "
-                "(`svoyak tournament series list DB` lists them)"
-            )
-        entrants = self._db.execute(
-            "SELECT name, member FROM series_entrants WHERE series_id = ? ORDER BY position",
-            (series_id,),
-        ).fetchall()
-        events = tuple(
-            (str(kind), json.loads(data))
-            for kind, data in self._db.execute(
-                "SELECT kind, data FROM series_events WHERE series_id = ? ORDER BY id",
-                (series_id,),
-            )
-        )
-        return SeriesRecord(
-            series_id,
-            str(row[0]),
-            int(row[1]),
-            tuple(n for n, m in entrants if m),
-            tuple(n for n, m in entrants if not m),
-            events,
-        )
-
-    def all_series(self) -> tuple[SeriesRecord, ...]:
-        return tuple(
-            self.series(int(r[0])) for r in self._db.execute("SELECT id FROM series ORDER BY id")
-        )
-
-    def add_challengers(self, series_id: int, names: Sequence[str]) -> SeriesView:
-        with self.transaction() as db:
-            self.series(series_id)
-            self._insert_entrants(db, series_id, names, member=False)
-            return fold(self.series(series_id))
-
-    def add_series_event(
-        self, series_id: int, event: SeriesEvent, game: int | None = None
-    ) -> tuple[SeriesView, SeriesView]:
-        """Apply one event (checked by the fold first: a refusal writes nothing); the views
-        before and after it. A fob lot it draws is journaled in ``draws`` with its seed.
-        ``game``: the result is for this game of the series, which must still be the next
-        one when the transaction runs (of two reports of one game, one is recorded)."""
-        with self.transaction() as db:
-            if game is not None:
-                due = fold(self.series(series_id)).next
-                if due is None or due.number != game:
-                    raise AlreadyRecorded(
-                        f"game {game} of series {series_id} is not the next one any more "
-                        f"(the next is {due.number if due else 'none'}): it is recorded already"
-                    )
-            return self._append_event(db, series_id, event)
-
-    def _append_event(
-        self, db: sqlite3.Connection, series_id: int, event: SeriesEvent
-    ) -> tuple[SeriesView, SeriesView]:
-        record = self.series(series_id)
-        before = fold(record)
-        after = fold(record, [event])
-        kind, data = series_row(event)
-        db.execute(
-            "INSERT INTO series_events (series_id, kind, data, at) VALUES (?, ?, ?, ?)",
-            (series_id, kind, json.dumps(data, ensure_ascii=False), _now()),
-        )
-        for lot in new_lots(before, after):
-            lot_input, outcome = lot_note(series_id, lot)
-            self._journal(db, DrawNote("fobs", None, None, lot_input, outcome), None, record.seed)
-        return before, after
-
-
-def record_series_result(
-    store: TournamentStore,
-    series_id: int,
-    game: int,
-    journal_lines: Iterable[str],
-    *,
-    packages: TournamentPackages | None = None,
-    base: Path | None = None,
-) -> tuple[SeriesView, SeriesView]:
-    """A series game's result from its journal (docs/tournament.md#series-formats): game
-    ``game`` must be the series' next; the journal's players and carried start scores
-    (SER-CARRY) must be that game's; ``packages`` as in :func:`record_game_result`."""
-    lines = list(journal_lines)
-    due = fold(store.series(series_id)).next
-    if due is None or due.number != game:
-        if due is not None and game < due.number:
-            raise AlreadyRecorded(f"game {game} of series {series_id} is recorded already")
-        raise UnknownGame(
-            f"series {series_id} has no game {game} due"
-            + (f" (the next is game {due.number})" if due else "")
-        )
-    if packages is not None:
-        header = journal_header(lines)
-        lines = [json.dumps(packages.header(header), ensure_ascii=False), *lines[1:]]
-        base = None
-    played = played_from_journal(due, lines, base)
-    return store.add_series_event(series_id, played, game)
 
 
 def record_game_result(
