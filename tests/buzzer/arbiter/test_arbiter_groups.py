@@ -146,3 +146,17 @@ def test_A_G_D1_a_pause_after_a_wrong_answer_moves_the_fresh_window_and_no_answe
     assert machine.answer_deadline() is None
     machine.press(14 * S, [2], out)  # at exactly the moved end: in time
     assert [d.seat for d in out if isinstance(d, Recognized)] == [1, 2]
+
+
+@pytest.mark.parametrize("rules", ["championship-2003", "tv-1994"])
+def test_A_G3_after_a_wrong_answer_the_next_answer_timer_counts_from_its_own_press(
+    rules: str,
+) -> None:
+    machine, out = arbiter(rules)
+    machine.open_question()
+    machine.start_reading(1 * S, out)
+    machine.press(2 * S, [1], out)  # during the reading (TV-94-A2: holds the right)
+    machine.verdict(3 * S, False, out)
+    machine.end_reading(5 * S, out)
+    machine.press(6 * S, [2], out)  # in the window: no reading left to wait for (P9)
+    assert machine.answer_deadline() == 6 * S + machine.rules.answer_time_ns

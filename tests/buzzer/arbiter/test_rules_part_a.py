@@ -658,6 +658,16 @@ def test_C2003_A_D2_fixed_window() -> None:
     assert of_type(out, "window_closed") == [{"t": 13.0, "type": "window_closed"}]
 
 
+def test_C2003_A_D2_fixed_window_ending_at_the_ruling_is_still_open() -> None:
+    # Ruled wrong at exactly 13.0, the fixed window's end: a press at exactly
+    # closes_at is in time, so the window opens for that one instant.
+    events = (sel(1.0, 1, 30), rs(2.0), re_(8.0), pr(9.0, 1), bad(13.0), pr(13.0, 2))
+    out = run(header("championship-2003", options={"window_after_wrong": "fixed"}), *events)
+    assert (13.0, "window_opened", 13.0) in compact(out)
+    assert recognized(out) == [(9.0, 1), (13.0, 2)]
+    assert of_type(out, "window_closed") == []
+
+
 def test_C2003_A_D2_fixed_window_already_over_at_ruling_closes_question() -> None:
     # Ruled wrong at 14.0, after the fixed window (13.0): nobody may press any more.
     events = (sel(1.0, 1, 30), rs(2.0), re_(8.0), pr(9.0, 1), bad(14.0), pr(14.5, 2))
