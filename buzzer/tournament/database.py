@@ -245,7 +245,13 @@ class TournamentFile:
 
     def _check_file(self) -> None:
         """Refuse, reading only, a file that is not a tournament's database."""
-        head = sqlite_file.read_header(self.path)
+        try:
+            head = sqlite_file.read_header(self.path)
+        except OSError as exc:  # unreadable (permissions), a folder, a vanished disk
+            raise TournamentError(
+                f"cannot read the tournament database {self.path}: {exc.strerror}; check its "
+                "permissions (the server's user must read and write it) and the path"
+            ) from None
         if not head:
             raise TournamentError(f"{self.path} is an empty file, not a svoyak tournament database")
         if not sqlite_file.is_sqlite(head):

@@ -185,3 +185,18 @@ def test_a_new_tournament_carries_its_application_id_and_an_old_one_is_stamped(
     with sqlite3.connect(cup) as db:
         assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     db.close()
+
+
+def test_a_tournament_file_that_cannot_be_read_is_a_message_not_a_traceback() -> None:
+    """An unreadable database (here a file whose every read fails with EIO, as a dying
+    disk's would; permissions do the same to a non-root user) is one line and exit 2."""
+    done = subprocess.run(
+        [sys.executable, "-m", "buzzer.cli", "tournament", "standings", "/proc/self/mem"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "cannot read the tournament database /proc/self/mem" in done.stderr
