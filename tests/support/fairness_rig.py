@@ -32,9 +32,10 @@ from typing import Any
 
 from buzzer.app.inputs import attach_gpio
 from buzzer.arbiter.decisions import Decision, Ignored, Recognized
-from buzzer.arbiter.events import Judge, ReadingEnd, ReadingStart, Select
+from buzzer.arbiter.events import Judge, ReadingEnd, ReadingStart, Select, Timeout
 from buzzer.journal.store import JournalStore
 from buzzer.runtime.controller import Controller
+from buzzer.runtime.results import CommandRefused
 from buzzer.runtime.runtime import Runtime
 from hardware.mockpins import mock_factory
 from hardware.pinmap import ButtonPin, example_path, load_pinmap
@@ -224,6 +225,7 @@ class QuestionWindows:
         self.per_question: dict[int, tuple[int, int]] = {}
         self.faulted: set[int] = set()
         self._opened: tuple[int, tuple[int, int, int], bool] | None = None
+        self._first = 0
 
     def _counters(self) -> tuple[int, int, int]:
         with self.record.lock:
@@ -234,6 +236,29 @@ class QuestionWindows:
     def open(self, number: int) -> None:
         self.close()
         self._opened = (number, self._counters(), bool(self.runtime.faulted))
+        with self.record.lock:
+            self._first = len(self.record.recognized)
+
+    def late_so_far(self) -> int:
+        """Presses ruled late since the open question's start."""
+        assert self._opened is not None
+        with self.record.lock:
+            return self.record.late - self._opened[1][0]
+
+    def decide(self, presses: int, what: str) -> int | None:
+        """The seat the open question recognized — or None when the runtime ruled every
+        one of its ``presses`` late (an input starved beyond the wait bound all through
+        them: a faulted question), and then the host calls the question dead."""
+        _wait(
+            lambda: len(self.record.recognized) > self._first or self.late_so_far() >= presses,
+            what,
+        )
+        with self.record.lock:
+            if len(self.record.recognized) > self._first:
+                return self.record.recognized[self._first]
+        with contextlib.suppress(CommandRefused):  # its window's deadline closed it already
+            host(self.runtime, Timeout)
+        return None
 
     def close(self) -> None:
         if self._opened is None:
@@ -311,8 +336,6 @@ def play(
     controller = Controller.new(header(seats, questions), store)
     outcome = Outcome(journal=path)
     record = LiveRecord()
-    recognized = record.recognized
-    lock = record.lock
     controller.subscribe(record)
     runtime = Runtime(controller).start()
     attached = attach_gpio(runtime, pinmap, factory)
@@ -343,13 +366,13 @@ def play(
                 pins[seat].drive_low()
             outcome.presses += len(order)
             runtime.wait(signal)
-            _wait(lambda n=number: len(recognized) > n, f"question {number + 1} decided")
-            with lock:
-                outcome.winners.append((number + 1, order[0], recognized[number]))
+            won = windows.decide(len(order), f"question {number + 1} decided")
+            outcome.winners.append((number + 1, order[0], won))
             for pin in pins.values():
                 pin.drive_high()  # every button up (a release each)
             released_at = time.monotonic_ns()
-            host(runtime, lambda t: Judge(t, True))
+            if won is not None:
+                host(runtime, lambda t: Judge(t, True))
             outcome.questions += 1
         for pin in pins.values():
             pin.drive_high()

@@ -85,8 +85,6 @@ def play_pico(
     controller = Controller.new(header(SEATS, questions), store)
     outcome = PicoOutcome(journal=path)
     record = LiveRecord()
-    recognized = record.recognized
-    lock = record.lock
     controller.subscribe(record)
     runtime = Runtime(controller).start()
     rng = random.Random(seed)
@@ -111,10 +109,10 @@ def play_pico(
                 rng.shuffle(script)  # the script's order is not the press order
                 emulator.press_after({seat - 1: offset for seat, offset in script})
                 runtime.wait(signal, timeout=30)
-                _wait(lambda n=number: len(recognized) > n, f"question {number + 1} decided")
-                with lock:
-                    outcome.winners.append((number + 1, seats[0], recognized[number]))
-                host(runtime, lambda t: Judge(t, True))
+                won = windows.decide(len(seats), f"question {number + 1} decided")
+                outcome.winners.append((number + 1, seats[0], won))
+                if won is not None:
+                    host(runtime, lambda t: Judge(t, True))
                 # After the presses' hold-off, scheduled atomically: a release the
                 # script asked for too late would stretch its hold-off over the next press.
                 released = emulator.release_after(
