@@ -79,12 +79,10 @@ def generator_chip(*, pace: bool) -> ChipModel:
     return chip
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def exact_chip() -> Iterator[tuple[ChipModel, str]]:
     """Not paced: emulated time is exact and independent of this machine's load.
-    With the pty its USB serial port is bridged to. One per test, stopped after it:
-    an unpaced model runs its CPU flat out, a CPU hog to the paced models of the
-    tests after it if it outlived its own."""
+    With the pty its USB serial port is bridged to."""
     chip = generator_chip(pace=False)
     try:
         yield chip, chip.open_pty()
