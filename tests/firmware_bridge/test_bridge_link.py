@@ -198,8 +198,12 @@ def test_test_pulse_round_trip(link: BridgeLink, emulator: Emulator) -> None:
     assert 0 < latency_us <= 1_000_000
     infos = link.infos  # type: ignore[attr-defined]
     assert [i.flags & p.FLAG_TEST for i in infos[-2:]] == [p.FLAG_TEST, p.FLAG_TEST]
-    # The pulse is as wide as asked (to the main loop's step), on the device's own clock.
-    assert infos[-1].device_us - infos[-2].device_us == pytest.approx(15_000, abs=1_000)
+    # The pulse is as wide as asked, on the device's own clock: it ends at the first
+    # main-loop step after 15 ms. The emulator's loop runs on this machine's scheduler,
+    # so a loaded machine makes its step late (18.9 ms was seen): never shorter than
+    # asked, and a step late at most, not a test of this machine's load.
+    width = infos[-1].device_us - infos[-2].device_us
+    assert 14_000 <= width <= 15_000 + 50_000, width
 
 
 def test_bounce_gives_one_press(link: BridgeLink, emulator: Emulator) -> None:
