@@ -406,10 +406,15 @@ def test_ser_car08_fobs_after_every_win_the_key_ends_the_run() -> None:
 
 
 def test_ser_car08_3_a_loss_keeps_the_money() -> None:
-    s = Series("car-cup-2008", [], POOL, seed=1)
-    s.win("C001", {"C001": 1000})
-    if s.view.next is None or s.view.next.players[0] != "C001":
-        pytest.skip("the key on the first fob")
+    # The first seed whose lot does not put the key on the first fob (the champion
+    # plays on): found, not assumed, so the test never depends on one seed's draw.
+    for seed in range(1, 100):
+        s = Series("car-cup-2008", [], POOL, seed=seed)
+        s.win("C001", {"C001": 1000})
+        if s.view.next is not None and s.view.next.players[0] == "C001":
+            break
+    else:
+        raise AssertionError("every seed of 1..99 put the key on the first fob")
     s.win(2)
     row = next(r for r in s.view.standings if r.name == "C001")
     assert row.took == 1000 and row.bank == 0
