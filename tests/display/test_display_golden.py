@@ -93,6 +93,14 @@ def picture() -> pygame.Surface:
 
 FINAL = {"seats": [1, 3], "themes_left": [1, 3], "staked": [], "judge_order": [1, 3]}
 
+
+def over_report(lang: str) -> tuple[Scene, int, str]:
+    """The game-over screen with the report's corner (its QR code and the seal)."""
+    snapshot = base(stage="over", winner=3, over=True, scores={"1": 1000, "2": -200, "3": 2300})
+    after = AfterGame("http://192.168.1.23:8080/report", "3F7A-92C1-0B4E")
+    return Scene(snapshot, after=after), NOW, lang
+
+
 SCENES: dict[str, Callable[[], tuple[Scene, int, str]]] = {
     "start": lambda: (
         Scene(
@@ -315,23 +323,9 @@ SCENES: dict[str, Callable[[], tuple[Scene, int, str]]] = {
         NOW,
         "ru",
     ),
-    # Issue 38: the report's QR code and the journal's seal in the game-over corner.
-    "over_report": lambda: (
-        Scene(
-            base(stage="over", winner=3, over=True, scores={"1": 1000, "2": -200, "3": 2300}),
-            after=AfterGame("http://192.168.1.23:8080/report", "3F7A-92C1-0B4E"),
-        ),
-        NOW,
-        "ru",
-    ),
-    "over_report_english": lambda: (
-        Scene(
-            base(stage="over", winner=3, over=True, scores={"1": 1000, "2": -200, "3": 2300}),
-            after=AfterGame("http://192.168.1.23:8080/report", "3F7A-92C1-0B4E"),
-        ),
-        NOW,
-        "en",
-    ),
+    # The report's QR code and the journal's seal in the game-over corner.
+    "over_report": lambda: over_report("ru"),
+    "over_report_english": lambda: over_report("en"),
     "over_no_winner": lambda: (
         Scene(
             base(

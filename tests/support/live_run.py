@@ -135,3 +135,17 @@ class IdleServer:
         deadline = time.monotonic() + self.seconds
         while not self.should_exit and time.monotonic() < deadline:
             time.sleep(0.02)
+
+
+#: The questions of :func:`rivers_package`, in board order.
+RIVERS = (
+    {"price": 100, "text": "Самая длинная река Европы?", "answer": "Волга"},
+    {"price": 200, "text": "На какой реке стоит Омск?", "answer": "Иртыш"},
+)
+
+
+def rivers_package(name: str, questions: int = 2) -> dict[str, Any]:
+    """A package of one round, one theme «Реки», ``questions`` questions (1 or 2): a
+    game the live tests play to its end in a few commands."""
+    theme = {"name": "Реки", "questions": list(RIVERS[:questions])}
+    return {"name": name, "rounds": [{"name": "Раунд", "themes": [theme]}]}

@@ -28,27 +28,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.support.live_run import Host, served
+from tests.support.live_run import Host, rivers_package, served
 from tests.support.panel_game import TABLET, TIMEOUT_MS, chromium
 from tests.support.tiny_disk import tiny_disk
 
-PACKAGE = {
-    "name": "Диск",
-    "rounds": [
-        {
-            "name": "Раунд",
-            "themes": [
-                {
-                    "name": "Реки",
-                    "questions": [
-                        {"price": 100, "text": "Самая длинная река Европы?", "answer": "Волга"},
-                        {"price": 200, "text": "На какой реке стоит Омск?", "answer": "Иртыш"},
-                    ],
-                }
-            ],
-        }
-    ],
-}
+PACKAGE = rivers_package("Диск", 2)
 
 
 def journal_alerts(state: dict[str, Any]) -> list[dict[str, Any]]:

@@ -19,26 +19,10 @@ from typing import Any
 
 import httpx
 
-from tests.support.live_run import PIN, served
+from tests.support.live_run import PIN, rivers_package, served
 
 WINDOW_S = 3.0  # tv-modern's press window (TV-M-A3)
-PACKAGE = {
-    "name": "Пауза",
-    "rounds": [
-        {
-            "name": "Раунд",
-            "themes": [
-                {
-                    "name": "Реки",
-                    "questions": [
-                        {"price": 100, "text": "Самая длинная река Европы?", "answer": "Волга"},
-                        {"price": 200, "text": "На какой реке стоит Омск?", "answer": "Иртыш"},
-                    ],
-                }
-            ],
-        }
-    ],
-}
+PACKAGE = rivers_package("Пауза", 2)
 
 
 class Host:

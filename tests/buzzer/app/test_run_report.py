@@ -18,25 +18,10 @@ from pathlib import Path
 import httpx
 
 from buzzer.journal.seal import short
-from tests.support.live_run import Host, served
+from tests.support.live_run import Host, rivers_package, served
 from tests.support.panel_game import TABLET, TIMEOUT_MS, chromium
 
-PACKAGE = {
-    "name": "Отчёт",
-    "rounds": [
-        {
-            "name": "Раунд",
-            "themes": [
-                {
-                    "name": "Реки",
-                    "questions": [
-                        {"price": 100, "text": "Самая длинная река Европы?", "answer": "Волга"}
-                    ],
-                }
-            ],
-        }
-    ],
-}
+PACKAGE = rivers_package("Отчёт", 1)
 
 
 def test_the_report_is_the_host_s_until_the_game_is_over_then_everyone_s(
