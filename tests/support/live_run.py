@@ -149,3 +149,14 @@ def rivers_package(name: str, questions: int = 2) -> dict[str, Any]:
     game the live tests play to its end in a few commands."""
     theme = {"name": "Реки", "questions": list(RIVERS[:questions])}
     return {"name": name, "rounds": [{"name": "Раунд", "themes": [theme]}]}
+
+
+def svoyak(*args: str, prefix: Sequence[str] = ()) -> subprocess.CompletedProcess[str]:
+    """A ``svoyak`` command as a user types it (``prefix``: run it under, e.g. nsenter)."""
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "buzzer.cli", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )

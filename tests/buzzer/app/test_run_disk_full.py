@@ -23,12 +23,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from tests.support.live_run import Host, rivers_package, served
+from tests.support.live_run import Host, rivers_package, served, svoyak
 from tests.support.panel_game import TABLET, TIMEOUT_MS, chromium
 from tests.support.tiny_disk import tiny_disk
 
@@ -121,13 +119,7 @@ def test_a_full_disk_is_told_refused_counted_and_outlived_without_a_restart(
         assert "the journal is written again" in printed
 
         # The journal replays to the same game, and says what it did not record.
-        done = subprocess.run(
-            [*disk.prefix, sys.executable, "-m", "buzzer.cli", "replay", str(inside)],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=60,
-        )
+        done = svoyak("replay", str(inside), prefix=disk.prefix)
     assert done.returncode == 0, done.stderr
     replayed = [json.loads(line) for line in done.stdout.splitlines()]
     assert replayed[-1]["scores"] == {"1": 0, "2": 100, "3": 0}

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from tests.support.live_run import PIN, rivers_package, served
+from tests.support.live_run import PIN, rivers_package, served, svoyak
 
 WINDOW_S = 3.0  # tv-modern's press window (TV-M-A3)
 PACKAGE = rivers_package("Пауза", 2)
@@ -106,13 +106,7 @@ def test_A_G_D1_a_window_open_at_the_pause_outlives_a_longer_pause_live_and_in_r
         assert live["scores"] == {"1": 0, "2": 100, "3": 0}
         live_decided = list(host.decided)
     # svoyak replay of the journal the run wrote: the same decisions.
-    done = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "replay", str(journal)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    done = svoyak("replay", str(journal))
     assert done.returncode == 0, done.stderr
     replayed = [json.loads(line) for line in done.stdout.splitlines()]
     assert replayed[-1]["scores"] == {"1": 0, "2": 100, "3": 0}

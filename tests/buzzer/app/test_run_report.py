@@ -11,14 +11,12 @@ verify`` prints.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 
 from buzzer.journal.seal import short
-from tests.support.live_run import Host, rivers_package, served
+from tests.support.live_run import Host, rivers_package, served, svoyak
 from tests.support.panel_game import TABLET, TIMEOUT_MS, chromium
 
 PACKAGE = rivers_package("Отчёт", 1)
@@ -76,13 +74,7 @@ def test_the_report_is_the_host_s_until_the_game_is_over_then_everyone_s(
     beside = journal.with_suffix(".html")
     assert beside.is_file(), run.output()
     assert f"the game's report: {beside}" in run.output()
-    done = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "journal", "verify", str(journal)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    done = svoyak("journal", "verify", str(journal))
     assert done.returncode == 0, done.stdout + done.stderr
     seal = done.stdout.split("(", 2)[-1].split(")")[0]
     assert len(seal) == 64

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.live_run import Host, served
+from tests.support.live_run import Host, served, svoyak
 
 
 def test_SER_CARRY_a_live_game_starts_from_the_carried_scores_and_replays_so(
@@ -25,13 +25,7 @@ def test_SER_CARRY_a_live_game_starts_from_the_carried_scores_and_replays_so(
     with served(*args) as run:
         state = Host(run.url).state()
         assert state["snapshot"]["scores"] == {"1": 1200, "2": -300, "3": 0}
-    done = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "replay", str(journal)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    done = svoyak("replay", str(journal))
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout.splitlines()[-1])["scores"] == {"1": 1200, "2": -300, "3": 0}
 
