@@ -108,16 +108,36 @@ def read_only(path: Path) -> Iterator[None]:
         finally:
             path.chmod(mode)
         return
+    # Root ignores permission bits: an immutable file, or else a read-only bind mount of
+    # the path onto itself (a read-only medium, which root cannot write either).
     chattr = shutil.which("chattr")
-    if chattr is None or subprocess.run([chattr, "+i", str(path)], check=False).returncode:
-        pytest.skip("running as root, and this file system cannot make a file immutable")
+    if (
+        chattr is not None
+        and not subprocess.run(
+            [chattr, "+i", str(path)], check=False, capture_output=True
+        ).returncode
+    ):
+        undo = [[chattr, "-i", str(path)]]
+    else:
+        bind = subprocess.run(["mount", "--bind", str(path), str(path)], capture_output=True)
+        remount = subprocess.run(
+            ["mount", "-o", "remount,bind,ro", str(path)], capture_output=True, check=False
+        )
+        if bind.returncode or remount.returncode:
+            subprocess.run(["umount", str(path)], capture_output=True, check=False)
+            pytest.fail(
+                "running as root, this file system cannot make a file immutable and "
+                f"{path} cannot be bind-mounted read-only: {bind.stderr!r} {remount.stderr!r}"
+            )
+        undo = [["umount", str(path)]]
     try:
         probe = path / ".probe" if path.is_dir() else path
         with pytest.raises(OSError), probe.open("ab"):
             pass
         yield
     finally:
-        subprocess.run([chattr, "-i", str(path)], check=True)
+        for command in undo:
+            subprocess.run(command, check=True)
 
 
 # Read-only ------------------------------------------------------------------------
