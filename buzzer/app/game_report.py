@@ -31,12 +31,31 @@ log = logging.getLogger(__name__)
 
 
 def report_page(controller: Controller, lang: str = "ru") -> str:
-    """The report of the game so far, in ``lang`` ("ru" or "en"), with the journal's seal."""
+    """The report of the game so far, in ``lang`` ("ru" or "en"), with the journal's seal.
+
+    Kept per game version and language: at the game's end every phone that scans the
+    board's QR code asks at once, and each page is a replay of the whole game."""
+    version = controller.version
+    key = (id(controller), version, lang)
+    with _PAGES_LOCK:
+        page = _PAGES.get(key)
+    if page is not None:
+        return page
     store = controller.store
     base = store.path.resolve().parent if store is not None else None
     seal = controller.seal()
     report = build_report(controller.journal_lines(), base)
-    return render_report(report, lang, seal=None if seal is None else short(seal))
+    page = render_report(report, lang, seal=None if seal is None else short(seal))
+    with _PAGES_LOCK:
+        for old in [k for k in _PAGES if k[0] == key[0] and k[1] != version]:
+            del _PAGES[old]  # only the current version's pages are kept
+        _PAGES[key] = page
+    return page
+
+
+#: (the controller, its version, the language) → the page (see :func:`report_page`).
+_PAGES: dict[tuple[int, int, str], str] = {}
+_PAGES_LOCK = threading.Lock()
 
 
 def report_path(journal: Path) -> Path:
