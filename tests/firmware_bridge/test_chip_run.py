@@ -33,7 +33,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from buzzer.journal.store import JournalStore
@@ -42,6 +41,7 @@ from firmware_bridge.chip import ChipModel
 from firmware_bridge.chip.model import AppliedEdge
 from tests.buzzer.app.test_run_crash_resume import PACKAGE
 from tests.buzzer.panel.test_panel_cli import served
+from tests.support.http import http_client
 
 # Timing is the subject (scripts/test's sequential phase): the chip model's paced CPU.
 pytestmark = pytest.mark.serial
@@ -83,7 +83,7 @@ class Host:
     """The host's tablet: the panel's API, as ``test_run_crash_resume.py`` drives it."""
 
     def __init__(self, url: str, chip: ChipModel | None = None) -> None:
-        self.client = httpx.Client(base_url=url, timeout=10)
+        self.client = http_client(base_url=url, timeout=10)
         assert self.client.post("/api/login", json={"pin": PIN}).status_code == 200
         self.count = 0
         self.chip = chip

@@ -22,6 +22,8 @@ from typing import Any
 
 import httpx
 
+from tests.support.http import http_client
+
 PIN = "864208"
 RUN = [sys.executable, "-m", "buzzer.cli", "run", "--headless", "--host", "127.0.0.1"]
 
@@ -98,7 +100,7 @@ class Host:
     """
 
     def __init__(self, url: str, pin: str = PIN) -> None:
-        self.client = httpx.Client(base_url=url, timeout=10)
+        self.client = http_client(base_url=url, timeout=10)
         assert self.client.post("/api/login", json={"pin": pin}).status_code == 200
         self.count = 0
 

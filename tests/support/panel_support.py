@@ -18,6 +18,7 @@ from buzzer.panel.connections import ConnectionLimits
 from buzzer.panel.demo import demo_header
 from buzzer.panel.server import BackgroundServer
 from buzzer.runtime.controller import Controller
+from tests.support.http import http_client
 
 PIN = "432165"
 
@@ -55,7 +56,7 @@ class Rig:
     def client(self, login: bool = True, **kwargs: Any) -> httpx.Client:
         # 30 s: these tests check what is answered, not how fast (bench/panel.py does);
         # a Chromium beside two test workers on 2 cores once kept an answer past 10 s.
-        client = httpx.Client(base_url=self.url, timeout=30.0, **kwargs)
+        client = http_client(base_url=self.url, timeout=30.0, **kwargs)
         if login:
             response = client.post("/api/login", json={"pin": PIN})
             assert response.status_code == 200, response.text

@@ -26,6 +26,7 @@ from buzzer.replay import replay_lines
 from buzzer.runtime.controller import Controller
 from buzzer.runtime.runtime import Runtime
 from tests.buzzer.app.test_run_crash_resume import start as start_run
+from tests.support.http import http_client
 
 PIN = "864208"
 
@@ -37,7 +38,7 @@ def start(journal: Path, *more: str) -> tuple[subprocess.Popen[str], str]:
 
 
 def login(url: str) -> httpx.Client:
-    client = httpx.Client(base_url=url, timeout=10)
+    client = http_client(base_url=url, timeout=10)
     assert client.post("/api/login", json={"pin": PIN}).status_code == 200
     return client
 

@@ -19,6 +19,7 @@ import httpx
 
 from buzzer.replay import replay_lines
 from firmware_bridge.emulator import Emulator
+from tests.support.http import http_client
 
 RUN = [sys.executable, "-m", "buzzer.cli", "run", "--headless", "--host", "127.0.0.1"]
 PIN = "864208"
@@ -75,7 +76,7 @@ def settled(client: httpx.Client, check: Any) -> dict[str, Any]:
 class Host:
     def __init__(self, url: str, emulator: Any) -> None:
         self.emulator = emulator
-        self.client = httpx.Client(base_url=url, timeout=10)
+        self.client = http_client(base_url=url, timeout=10)
         assert self.client.post("/api/login", json={"pin": PIN}).status_code == 200
         self.count = 0
 

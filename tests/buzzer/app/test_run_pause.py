@@ -17,8 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
+from tests.support.http import http_client
 from tests.support.live_run import PIN, rivers_package, served, svoyak
 
 WINDOW_S = 3.0  # tv-modern's press window (TV-M-A3)
@@ -29,7 +28,7 @@ class Host:
     """The host's tablet: commands with ids, presses from the panel's simulation."""
 
     def __init__(self, url: str) -> None:
-        self.client = httpx.Client(base_url=url, timeout=10)
+        self.client = http_client(base_url=url, timeout=10)
         assert self.client.post("/api/login", json={"pin": PIN}).status_code == 200
         self.count = 0
         #: every decision the live game answered with, in order

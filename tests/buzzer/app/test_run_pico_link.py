@@ -17,6 +17,7 @@ import httpx
 
 from firmware_bridge.emulator import Emulator
 from tests.buzzer.panel.test_panel_cli import served
+from tests.support.http import http_client
 from tests.support.paths import REPO
 
 RUN = [sys.executable, "-m", "buzzer.cli", "run", "--headless", "--host", "127.0.0.1"]
@@ -154,7 +155,7 @@ def test_a_pico_unplugged_mid_game_is_an_alert_until_it_is_back(tmp_path: Path) 
             printed = "".join(out)
             assert f"Pico: {emulator.path} (EMULATOR" in printed
             assert "демо-игра" not in printed and "simulated buttons" not in printed
-            client = httpx.Client(base_url=url, timeout=10)
+            client = http_client(base_url=url, timeout=10)
             assert client.post("/api/login", json={"pin": "314159"}).status_code == 200
             body = {"id": "s1", "command": {"type": "select", "theme": 1, "price": 100}}
             assert client.post("/api/command", json=body).status_code == 200

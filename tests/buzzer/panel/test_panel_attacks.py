@@ -34,6 +34,7 @@ from buzzer.panel.connections import WANTED_FDS, ConnectionLimits
 from buzzer.panel.hub import SocketPolicy
 from buzzer.panel.limits import DEFAULT_LIMIT, ROUTE_LIMITS
 from tests.support.attack_rig import Attacks
+from tests.support.http import http_client
 from tests.support.panel_support import PIN, Commands, Rig, panel_rig, wait_for
 from tests.support.paths import REPO
 
@@ -461,7 +462,7 @@ def test_svoyak_run_raises_its_fd_limit_and_trusts_no_forwarded_header(tmp_path:
     with svoyak_run(*args, fds=256) as (url, _printed, pid):
         soft, _hard = open_files(pid)
         assert soft == wanted > 256
-        client = httpx.Client(base_url=url, timeout=10)
+        client = http_client(base_url=url, timeout=10)
         answers = [
             client.post(
                 "/api/login", json={"pin": "0000"}, headers={"X-Forwarded-For": f"10.9.9.{i}"}
@@ -518,7 +519,7 @@ def test_no_simulated_buttons_with_real_ones(tmp_path: Path) -> None:
     with Emulator(buttons=3, lamps=4) as emulator:
         for real in (("--pins", str(pins)), ("--serial", emulator.path)):
             with svoyak_run("--no-journal", "--pin", "161803", *real, env=env) as (url, out, _):
-                client = httpx.Client(base_url=url, timeout=10)
+                client = http_client(base_url=url, timeout=10)
                 assert client.post("/api/login", json={"pin": "161803"}).status_code == 200
                 for path, body in (("press", {"seat": 1}), ("stuck", {"seat": 1, "stuck": True})):
                     response = client.post(f"/api/simulate/{path}", json=body)
@@ -529,7 +530,7 @@ def test_no_simulated_buttons_with_real_ones(tmp_path: Path) -> None:
                 assert "имитация нажатий" not in "".join(out)
     # Without real buttons the simulated ones are there (the demo, the tests).
     with svoyak_run("--no-journal", "--pin", "161803", env=env) as (url, out, _):
-        client = httpx.Client(base_url=url, timeout=10)
+        client = http_client(base_url=url, timeout=10)
         assert client.post("/api/login", json={"pin": "161803"}).status_code == 200
         assert client.post("/api/simulate/press", json={"seat": 1}).status_code == 200
         assert "имитация нажатий" in "".join(out)
@@ -547,7 +548,7 @@ def test_the_host_plays_through_every_attack_at_once(tmp_path: Path) -> None:
     journal = tmp_path / "g.sqlite"
     with svoyak_run("--journal", str(journal), "--pin", "314159") as (url, _printed, pid):
         port = port_of(url)
-        client = httpx.Client(base_url=url, timeout=10)
+        client = http_client(base_url=url, timeout=10)
         assert client.post("/api/login", json={"pin": "314159"}).status_code == 200
         commands = Commands(client)
         with Attacks(port, viewers=8, half_open=half_open_count) as attacks:

@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.http import http_client
 from tests.support.paths import REPO
 
 RUN = [sys.executable, "-m", "buzzer.cli", "run"]
@@ -62,7 +63,7 @@ def test_run_headless_serves_the_demo_game_and_resumes_its_journal(tmp_path: Pat
         assert re.fullmatch(r"\d{6}", pin)
         state = httpx.get(url + "/api/state", timeout=10).json()["snapshot"]
         assert state["players"] == ["Аня", "Борис"] and state["rules"] == "championship-2003"
-        client = httpx.Client(base_url=url, timeout=10)
+        client = http_client(base_url=url, timeout=10)
         assert client.post("/api/login", json={"pin": pin}).status_code == 200
         body = {"id": "c1", "command": {"type": "select", "theme": 1, "price": 10}}
         assert client.post("/api/command", json=body).status_code == 200
@@ -138,7 +139,7 @@ def test_run_with_the_board_window_serves_the_panel_and_draws(tmp_path: Path) ->
     journal = tmp_path / "g.sqlite"
     args = ("--host", "127.0.0.1", "--port", "0", "--journal", str(journal), "--pin", "135791")
     with served(*args, env=env) as (url, _printed):
-        client = httpx.Client(base_url=url, timeout=10)
+        client = http_client(base_url=url, timeout=10)
         assert client.post("/api/login", json={"pin": "135791"}).status_code == 200
         body = {"id": "w1", "command": {"type": "select", "theme": 1, "price": 100}}
         assert client.post("/api/command", json=body).status_code == 200
@@ -194,7 +195,7 @@ def test_the_host_sees_the_question_and_its_answer_the_viewer_does_not(tmp_path:
         "258025",
     )
     with served(*args) as (url, _printed):
-        client = httpx.Client(base_url=url, timeout=10)
+        client = http_client(base_url=url, timeout=10)
         assert client.post("/api/login", json={"pin": "258025"}).status_code == 200
         body = {"id": "q1", "command": {"type": "select", "theme": 1, "price": 100}}
         assert client.post("/api/command", json=body).status_code == 200
@@ -233,7 +234,7 @@ def test_a_stream_of_presses_never_hangs_the_server(tmp_path: Path) -> None:
         str(tmp_path / "g.sqlite"),
     )
     with served(*args) as (url, _printed):
-        client = httpx.Client(base_url=url, timeout=10)
+        client = http_client(base_url=url, timeout=10)
         assert client.post("/api/login", json={"pin": "147036"}).status_code == 200
         for i in range(400):
             response = client.post("/api/simulate/press", json={"seat": 1 + i % 3})

@@ -14,6 +14,7 @@ import pytest
 
 from buzzer.web_headers import CSP
 from tests.buzzer.panel.test_panel_e2e import TIMEOUT_MS, browser
+from tests.support.http import http_client
 from tests.support.panel_support import PIN, Rig, panel_rig
 
 __all__ = ["browser"]  # the module-scoped Chromium fixture
@@ -34,7 +35,7 @@ def secured(response: httpx.Response) -> None:
 
 def test_a_foreign_host_header_is_refused_and_the_servers_own_names_are_not(rig: Rig) -> None:
     port = rig.server.port
-    with httpx.Client(base_url=rig.url, timeout=10.0) as client:
+    with http_client(base_url=rig.url, timeout=10.0) as client:
         for host in (
             f"evil.example:{port}",
             "evil.example",
@@ -88,7 +89,7 @@ def test_a_websocket_with_a_foreign_host_is_refused(rig: Rig) -> None:
 
 def test_an_https_origin_is_another_origin_than_the_http_servers(rig: Rig) -> None:
     port = rig.server.port
-    with httpx.Client(base_url=rig.url, timeout=10.0) as client:
+    with http_client(base_url=rig.url, timeout=10.0) as client:
         for origin in (f"https://127.0.0.1:{port}", f"ws://127.0.0.1:{port}"):
             refused = client.post("/api/login", json={"pin": PIN}, headers={"Origin": origin})
             assert refused.status_code == 403, (origin, refused.text)
@@ -117,7 +118,7 @@ def test_every_page_and_response_carries_the_three_headers(rig: Rig) -> None:
         secured(client.post("/api/command", json={}))  # 422
     finally:
         client.close()
-    with httpx.Client(base_url=rig.url, timeout=10.0) as anonymous:
+    with http_client(base_url=rig.url, timeout=10.0) as anonymous:
         secured(anonymous.get("/api/commands"))  # 401
 
 

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from buzzer.panel.auth import COOKIE, OVERALL_FAILURES, PinGuard
+from tests.support.http import http_client
 from tests.support.panel_support import PIN, Rig, panel_rig
 
 pytestmark = pytest.mark.skipif(
@@ -28,7 +29,7 @@ def from_address(rig: Rig, pin: str) -> httpx.Response:
     n = next(_fresh)
     source = f"127.0.{n // 250 + 10}.{n % 250 + 2}"
     transport = httpx.HTTPTransport(local_address=source)
-    with httpx.Client(base_url=rig.url, timeout=10.0, transport=transport) as client:
+    with http_client(base_url=rig.url, timeout=10.0, transport=transport) as client:
         return client.post("/api/login", json={"pin": pin})
 
 

@@ -25,6 +25,7 @@ from rules.tournament.registration import Player
 from tests.buzzer.panel.test_panel_e2e import TIMEOUT_MS, browser
 from tests.buzzer.panel.test_panel_headers import no_violation, watched
 from tests.buzzer.tournament.test_tournament_server import TEAMS, journal
+from tests.support.http import http_client
 
 __all__ = ["browser"]
 
@@ -49,7 +50,7 @@ def secured(response: httpx.Response) -> None:
 
 def test_every_tournament_response_carries_the_three_headers(cup: tuple[str, Path, Any]) -> None:
     url = cup[0]
-    with httpx.Client(base_url=url, timeout=10.0) as client:
+    with http_client(base_url=url, timeout=10.0) as client:
         for path in (
             "/",
             "/print",
@@ -123,7 +124,7 @@ def test_a_foreign_host_header_is_refused_and_the_servers_own_names_are_not(
         store.assign_room(games[0].id, "a")
     report = {"game_id": games[0].id, "journal": journal(games[0].players, 1)}
     bearer = {"Authorization": f"Bearer {token}"}
-    with httpx.Client(base_url=url, timeout=10.0) as client:
+    with http_client(base_url=url, timeout=10.0) as client:
         for host in (
             "evil.example",
             f"evil.example:{port}",
@@ -161,7 +162,7 @@ def test_a_name_given_as_allowed_host_is_answered_too(tmp_path: Path) -> None:
     app = create_tournament_app(path, allowed_hosts=("Cup.Example.",))
     with BackgroundServer(app) as background:
         port = _port(background.url)
-        with httpx.Client(base_url=background.url, timeout=10.0) as client:
+        with http_client(base_url=background.url, timeout=10.0) as client:
             assert client.get("/", headers={"Host": f"cup.example:{port}"}).status_code == 200
             assert client.get("/", headers={"Host": f"cup.example:{port + 1}"}).status_code == 400
             assert client.get("/", headers={"Host": f"evil.example:{port}"}).status_code == 400

@@ -27,6 +27,7 @@ from buzzer.tournament.server import create_tournament_app, issue_token
 from buzzer.tournament.store import APPLICATION_ID, TournamentStore
 from rules.tournament.registration import Player
 from tests.buzzer.tournament.test_tournament_server import TEAMS, journal
+from tests.support.http import http_client
 from tests.support.paths import REPO
 
 
@@ -43,7 +44,7 @@ def cup(tmp_path: Path) -> Path:
 
 def _post(url: str, token: str, body: object, source: str = "127.0.0.1") -> httpx.Response:
     transport = httpx.HTTPTransport(local_address=source)
-    with httpx.Client(transport=transport, timeout=10) as client:
+    with http_client(transport=transport, timeout=10) as client:
         return client.post(
             f"{url}/api/rooms/hall/results",
             json=body,

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from buzzer.panel.server import BackgroundServer
@@ -20,6 +19,7 @@ from buzzer.tournament.series import fold
 from buzzer.tournament.server import create_tournament_app, issue_token
 from buzzer.tournament.store import TournamentStore
 from rules.tournament.series_play import Played
+from tests.support.http import http_client
 
 BOARD = {"rules": "sport-no-false-start", "settle_ms": 2, "board": {"themes": 1, "prices": [10]}}
 
@@ -59,7 +59,7 @@ def test_ser_srv_a_room_reports_the_carried_final_game_by_game(lodge: Path, serv
     token = issue_token(lodge, "room-1")
     auth = {"Authorization": f"Bearer {token}"}
     url = f"{server}/api/rooms/room-1/series/1/results"
-    with httpx.Client(timeout=10) as client:
+    with http_client(timeout=10) as client:
         view = client.get(f"{server}/api/series/1").json()
         game = view["next"]
         assert game["label"] == "final, game 1 of 3" and game["start_scores"] is None

@@ -31,6 +31,7 @@ from buzzer.tournament.records import DrawnGame
 from buzzer.tournament.server import create_tournament_app, issue_token
 from buzzer.tournament.store import TournamentStore
 from rules.tournament.registration import Player
+from tests.support.http import http_client
 from tests.support.paths import REPO
 
 ROOT = REPO
@@ -124,7 +125,7 @@ def test_room_posts_results_and_standings_follow(
     assign(path, game.id, "room-1")
     body = {"game_id": game.id, "journal": journal(game.players, right=2)}
     url = f"{server}/api/rooms/room-1/results"
-    with httpx.Client(timeout=10) as client:
+    with http_client(timeout=10) as client:
         before = client.get(f"{server}/api/standings").json()
         assert before["games_recorded"] == 0
 
@@ -183,7 +184,7 @@ def test_pages_render_names(cup: tuple[Path, tuple[DrawnGame, ...]], server: str
     token = issue_token(path, "A")
     game = games[0]
     assign(path, game.id, "A")
-    with httpx.Client(timeout=10) as client:
+    with http_client(timeout=10) as client:
         client.post(
             f"{server}/api/rooms/A/results",
             json={"game_id": game.id, "journal": journal(game.players, right=1)},

@@ -20,7 +20,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from buzzer.app.tournament_commands import game_report, game_statistics
@@ -36,6 +35,7 @@ from buzzer.tournament.statistics import (
 from buzzer.tournament.store import TournamentStore, record_game_result
 from buzzer.web_headers import REPORT_CSP
 from rules.tournament.registration import Player
+from tests.support.http import http_client
 from tests.support.lines import bad, ok, pr, re_, rs, sel
 from tests.support.paths import REPO
 
@@ -217,7 +217,7 @@ def test_the_server_serves_statistics_csv_and_reports(tmp_path: Path) -> None:
         store.assign_room(game.id, "zal-1")
     token = issue_token(path, "zal-1")
     app = create_tournament_app(path, statistics=game_statistics, report=game_report)
-    with BackgroundServer(app) as server, httpx.Client(timeout=30) as client:
+    with BackgroundServer(app) as server, http_client(timeout=30) as client:
         base = server.url
         page = client.get(f"{base}/")
         assert "games/" not in page.text  # nothing recorded: no report to link
@@ -284,7 +284,7 @@ def test_a_server_without_the_report_links_none(tmp_path: Path) -> None:
     games = new_cup(path)
     with TournamentStore(path) as store:
         record_game_result(store, games[0].id, first_stage(games[0].players))
-    with BackgroundServer(create_tournament_app(path)) as server, httpx.Client(timeout=30) as c:
+    with BackgroundServer(create_tournament_app(path)) as server, http_client(timeout=30) as c:
         assert "games/" not in c.get(f"{server.url}/").text
         assert c.get(f"{server.url}/games/{games[0].id}/report").status_code == 404
         rows = list(csv.DictReader(io.StringIO(c.get(f"{server.url}/standings.csv").text)))
