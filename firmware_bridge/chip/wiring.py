@@ -9,18 +9,29 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from firmware_bridge.chip.model import ChipModel
+from firmware_bridge.chip.model import ChipModel, ChipModelError
 
 Change = tuple[int, int, int]  # (pin, state, emulated ns)
 
 
 def changes_in_groups(
-    events: queue.SimpleQueue[Change | None], window_ns: int, wait_s: float
+    events: queue.SimpleQueue[Change | None],
+    window_ns: int,
+    wait_s: float,
+    chip_now: Callable[[], int] | None = None,
 ) -> Iterator[list[Change]]:
     """Pin changes from ``events`` in groups: each with the changes that follow its first
-    within ``window_ns`` on the chip's clock (waiting ``wait_s`` for each); until None."""
+    within ``window_ns`` on the chip's clock; until None.
+
+    With ``chip_now`` (the emitting chip's :meth:`ChipModel.now_ns`) a group closes
+    only once the chip's clock is past its window: the chip answers the question
+    after every change it made before it, so what is queued then is all there is.
+    The ``wait_s`` between questions is then only a polling period, and a busy
+    host (a change's bytes late by more than ``wait_s``) never splits a group.
+    Without it, a group closes after ``wait_s`` with no change (wall time).
+    """
     pending: Change | None = None
     while True:
         first = pending if pending is not None else events.get()
@@ -28,11 +39,15 @@ def changes_in_groups(
         if first is None:
             return
         group = [first]
+        settled = False  # the chip's clock is known to be past this group's window
         while True:
             try:
-                event = events.get(timeout=wait_s)
+                event = events.get(block=not settled, timeout=wait_s)
             except queue.Empty:
-                break
+                if settled or chip_now is None:
+                    break
+                settled = _past(chip_now, first[2] + window_ns)
+                continue
             if event is None:
                 yield group
                 return
@@ -41,6 +56,14 @@ def changes_in_groups(
                 break
             group.append(event)
         yield group
+
+
+def _past(chip_now: Callable[[], int], ns: int) -> bool:
+    """Is the chip's clock past ``ns``? A chip that no longer answers is (it is stopping)."""
+    try:
+        return chip_now() > ns
+    except (ChipModelError, OSError):
+        return True
 
 
 class ChipWires:
@@ -58,6 +81,7 @@ class ChipWires:
     WAIT_S = 0.08
 
     def __init__(self, generator: ChipModel, pico: ChipModel) -> None:
+        self.generator = generator
         self.pico = pico
         self.events: queue.SimpleQueue[tuple[int, int, int] | None] = queue.SimpleQueue()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -66,7 +90,9 @@ class ChipWires:
 
     def _run(self) -> None:
         ends_ns = 0  # when the last replayed RUN ends on the Pico's clock
-        for group in changes_in_groups(self.events, self.RUN_NS, self.WAIT_S):
+        for group in changes_in_groups(
+            self.events, self.RUN_NS, self.WAIT_S, self.generator.now_ns
+        ):
             first = group[0][2]
             edges = [(pin, state, ns - first) for pin, state, ns in group if state in (0, 1)]
             if not edges:

@@ -193,15 +193,17 @@ class Relay:
     own drives the mock inputs, so a slow input path never holds the chip's
     serial port up. Not exact in time (the offsets the stamps show are the
     relay's), exact in order: what the fairness rows need. Changes less than
-    ``GROUP_NS`` apart on the chip are driven back to back, so the glitch
-    check's 1 µs spike stays a spike however busy this machine is, rather than
-    a low level as long as the relay thread happens to be preempted.
+    ``GROUP_NS`` apart on the chip are driven back to back, and a group closes
+    only once the chip's clock is past it, so the glitch check's 1 µs spike
+    stays a spike however late its second edge's bytes come on a busy machine,
+    rather than a low level as long as the chip's reader was preempted.
     """
 
     GROUP_NS = 200_000
     GROUP_WAIT_S = 0.005
 
     def __init__(self, chip: ChipModel, factory: Any, wiring: dict[int, int]) -> None:
+        self.chip = chip
         self.factory = factory
         self.wiring = wiring
         self.events: queue.SimpleQueue[tuple[int, int, int] | None] = queue.SimpleQueue()
@@ -210,7 +212,9 @@ class Relay:
         chip.on_pin = lambda pin, state, ns: self.events.put((pin, state, ns))
 
     def _run(self) -> None:
-        for group in changes_in_groups(self.events, self.GROUP_NS, self.GROUP_WAIT_S):
+        for group in changes_in_groups(
+            self.events, self.GROUP_NS, self.GROUP_WAIT_S, self.chip.now_ns
+        ):
             for pin, state, _ in group:
                 target = self.wiring.get(pin)
                 if target is not None and state in (0, 1):
