@@ -107,7 +107,7 @@ class GameCore:
             if buffer.is_late(item.t):
                 return
             buffer.observe(item.t)
-        elif not buffer.offer(item):
+        elif not buffer.offer(item, len(self.history)):
             self._late(item, out)
             return
         self._drain(out, flush=False)

@@ -23,15 +23,21 @@ Batch = Input | tuple[Press, ...]
 
 
 class ReorderBuffer:
-    """Holds inputs for ``settle_ns`` and releases them in timestamp order."""
+    """Holds inputs for ``settle_ns`` and releases them in timestamp order.
 
-    __slots__ = ("_heap", "_seq", "settle_ns", "watermark")
+    Inputs of one instant and kind leave in arrival order (two host commands
+    stamped alike). The caller numbers the arrivals (``GameCore`` gives each
+    input its place in the game's history) rather than the buffer keeping a
+    counter of its own: one count of the game's inputs, in one place.
+    """
+
+    __slots__ = ("_heap", "settle_ns", "watermark")
 
     def __init__(self, settle_ns: int) -> None:
         self.settle_ns = settle_ns
         self.watermark = 0
+        #: (timestamp, priority, arrival, input): the heap's order is the release order.
         self._heap: list[tuple[int, int, int, Input]] = []
-        self._seq = 0
 
     def __len__(self) -> int:
         return len(self._heap)
@@ -42,18 +48,19 @@ class ReorderBuffer:
 
     def observe(self, t: int) -> None:
         """Time has been seen to reach ``t`` (any input, or a tick)."""
-        if t > self.watermark:
-            self.watermark = t
+        self.watermark = max(self.watermark, t)
 
-    def add(self, item: Input) -> None:
+    def add(self, item: Input, arrival: int) -> None:
+        """Hold ``item``; ``arrival`` grows with every input (ties leave in its order)."""
         self.observe(item.t)
-        self._seq += 1
-        heapq.heappush(self._heap, (item.t, item.PRIORITY, self._seq, item))
+        heapq.heappush(self._heap, (item.t, item.PRIORITY, arrival, item))
 
-    def offer(self, item: Input) -> bool:
+    def offer(self, item: Input, arrival: int) -> bool:
         """:meth:`add` the input unless it :meth:`is_late` (then False, and nothing changes).
 
-        One call instead of two for every input of a game: this is the core's hot path.
+        One call instead of two for every input of a game: this is the core's hot
+        path, so the watermark is moved by a comparison, not by ``max()`` (three
+        times the cost here).
         """
         t = item.t
         watermark = self.watermark
@@ -61,8 +68,7 @@ class ReorderBuffer:
             return False
         if t > watermark:
             self.watermark = t
-        self._seq += 1
-        heapq.heappush(self._heap, (t, item.PRIORITY, self._seq, item))
+        heapq.heappush(self._heap, (t, item.PRIORITY, arrival, item))
         return True
 
     @property
@@ -95,7 +101,10 @@ class ReorderBuffer:
         assert isinstance(item, Press)
         if not heap or heap[0][0] != t or heap[0][1] != PRESS:
             return (item,)  # the usual case: no other press at this very instant
-        group = [item]
+        # Every other press of this very instant leaves with it (A-G4 orders them).
+        second = heapq.heappop(heap)[3]
+        assert isinstance(second, Press)
+        group = [item, second]
         while heap and heap[0][0] == t and heap[0][1] == PRESS:
             other = heapq.heappop(heap)[3]
             assert isinstance(other, Press)

@@ -318,7 +318,7 @@ def test_reorder_buffer_releases_in_time_order_and_groups_ties(
         if isinstance(item, Tick):
             buffer.observe(item.t)
         else:
-            buffer.add(item)
+            buffer.add(item, step)
         while (batch := buffer.pop_ready()) is not None:
             first = batch[0] if isinstance(batch, tuple) else batch
             assert first.t + settle < buffer.watermark, "released inside the settle window"

@@ -21,8 +21,8 @@ SETTLE = 3_000_000  # 3 ms
 def test_the_deadline_is_the_first_instant_the_oldest_input_may_go() -> None:
     buffer = ReorderBuffer(SETTLE)
     press = Press(10_000_000, 1)
-    assert buffer.offer(press)
-    buffer.offer(Press(12_000_000, 2))
+    assert buffer.offer(press, 1)
+    buffer.offer(Press(12_000_000, 2), 2)
     deadline = buffer.next_deadline()
     assert deadline == 10_000_000 + SETTLE + 1
     buffer.observe(deadline - 1)  # an input stamped 10 ms could still arrive
@@ -35,15 +35,15 @@ def test_the_deadline_is_the_first_instant_the_oldest_input_may_go() -> None:
 
 def test_a_late_input_is_refused_and_changes_nothing() -> None:
     buffer = ReorderBuffer(SETTLE)
-    buffer.offer(Press(20_000_000, 1))
+    buffer.offer(Press(20_000_000, 1), 1)
     before = (len(buffer), buffer.watermark)
     late = Press(20_000_000 - SETTLE - 1, 2)
     assert buffer.is_late(late.t)
-    assert not buffer.offer(late)
+    assert not buffer.offer(late, 2)
     assert (len(buffer), buffer.watermark) == before
     on_the_edge = Press(20_000_000 - SETTLE, 3)  # exactly settle behind: still in time
     assert not buffer.is_late(on_the_edge.t)
-    assert buffer.offer(on_the_edge)
+    assert buffer.offer(on_the_edge, 3)
     assert len(buffer) == 2
 
 
@@ -63,8 +63,8 @@ def test_inputs_of_one_instant_go_host_first_then_presses_then_releases() -> Non
     buffer = ReorderBuffer(SETTLE)
     t = 5_000_000
     release, press, host = Release(t, 1), Press(t, 2), ReadingEnd(t)
-    for item in (release, press, host):
-        buffer.offer(item)
+    for arrival, item in enumerate((release, press, host)):
+        buffer.offer(item, arrival)
     buffer.observe(t + SETTLE + 1)
     assert buffer.pop_ready() == host
     assert buffer.pop_ready() == (press,)
@@ -76,9 +76,9 @@ def test_presses_of_one_instant_come_out_together_in_arrival_order() -> None:
     buffer = ReorderBuffer(SETTLE)
     t = 5_000_000
     presses = [Press(t, seat) for seat in (3, 1, 2)]
-    for press in presses:
-        buffer.offer(press)
-    buffer.offer(Press(t + 1, 4))
+    for arrival, press in enumerate(presses):
+        buffer.offer(press, arrival)
+    buffer.offer(Press(t + 1, 4), len(presses))
     buffer.observe(t + SETTLE + 2)
     assert buffer.pop_ready() == tuple(presses)
     assert buffer.pop_ready() == (Press(t + 1, 4),)
@@ -89,8 +89,8 @@ def test_A_G1_inputs_added_at_one_instant_keep_their_arrival_order() -> None:
     t = 5_000_000
     select, reading_end = Select(t, 1, 10), ReadingEnd(t)
     presses = [Press(t, seat) for seat in (3, 1, 2)]
-    for item in (select, reading_end, *presses):
-        buffer.add(item)
+    for arrival, item in enumerate((select, reading_end, *presses)):
+        buffer.add(item, arrival)
     assert buffer.held() == [select, reading_end, *presses]  # what is about to happen
     buffer.observe(t + SETTLE + 1)
     assert buffer.pop_ready() == select
