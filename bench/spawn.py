@@ -35,7 +35,7 @@ def spawn_run(pin: str, *extra: str) -> tuple[subprocess.Popen[str], str]:
     assert proc.stdout is not None
     url = None
     for line in proc.stdout:
-        found = re.search(r"http://127\.0\.0\.1:\d+", line)
+        found = re.search(r"http://\d+\.\d+\.\d+\.\d+:\d+", line)
         url = url or (found.group(0) if found else None)
         if line.strip().startswith("PIN:"):
             break

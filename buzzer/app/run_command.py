@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -375,16 +376,6 @@ def _serve(
     for url in urls:
         print(f"  панель ведущего / host panel:  {url}")
         print(f"  табло для зрителей / viewer:   {url}view")
-    if advertiser is not None:
-        if advertiser.wait(6.0) and advertiser.url is not None:
-            urls.append(advertiser.url)
-            print(f"  панель ведущего / host panel:  {advertiser.url}  (mDNS)")
-        else:
-            why = advertiser.error or "нет ответа за 6 с / no answer within 6 s"
-            print(
-                f"  mDNS: имя svoyak.local не объявлено ({why}): пользуйтесь адресом выше / "
-                "svoyak.local not advertised: use the address above"
-            )
     try:
         hostpin.publish(pin, urls)
         cleanup.callback(hostpin.withdraw)
@@ -396,6 +387,11 @@ def _serve(
         f"«{where}» / the host's PIN: here only, never on the board ({where})"
     )
     print(f"  PIN: {pin}", flush=True)
+    if advertiser is not None:
+        # The name is told once claimed (its probes take two to three seconds): the
+        # panel serves by its address meanwhile, and the start waits for nothing.
+        announcer = MdnsAnnouncer(advertiser, pin, urls).start()
+        cleanup.callback(announcer.stop)
     _stop_on_sigterm(cleanup)
     # connections.panel_config: timeouts and caps on connections, no X-Forwarded-For.
     server = uvicorn.Server(panel_config(app, limits=limits))
@@ -696,3 +692,49 @@ def _board_header(args: argparse.Namespace, players: tuple[str, ...]) -> dict[st
     if package != BUILTIN_DEMO:
         package = str(Path(package).resolve())
     return {"rules": args.rules, "players": list(players), "package": package, "settle_ms": 0}
+
+
+class MdnsAnnouncer:
+    """Tells the mDNS name once the advertiser has claimed it, off the start's path.
+
+    It prints the name (or why there is none) and adds it to the file
+    ``svoyak pin`` reads. ``stop`` (the game stopping) comes before the PIN
+    file is withdrawn, and a name claimed after that is not published.
+    """
+
+    WAIT_S = 6.0
+
+    def __init__(self, advertiser: Any, pin: str, urls: list[str]) -> None:
+        self.advertiser = advertiser
+        self.pin = pin
+        self.urls = list(urls)
+        self._lock = threading.Lock()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="mdns-announce", daemon=True)
+
+    def start(self) -> MdnsAnnouncer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
+
+    def _run(self) -> None:
+        from buzzer.runtime import hostpin
+
+        advertiser = self.advertiser
+        if advertiser.wait(self.WAIT_S) and advertiser.url is not None:
+            with self._lock:
+                if self._stopping:
+                    return
+                print(f"  панель ведущего / host panel:  {advertiser.url}  (mDNS)", flush=True)
+                with contextlib.suppress(OSError):  # the start said already if it cannot
+                    hostpin.publish(self.pin, [*self.urls, advertiser.url])
+            return
+        why = advertiser.error or "нет ответа за 6 с / no answer within 6 s"
+        print(
+            f"  mDNS: имя svoyak.local не объявлено ({why}): пользуйтесь адресом выше / "
+            "svoyak.local not advertised: use the address above",
+            flush=True,
+        )

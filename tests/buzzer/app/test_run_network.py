@@ -121,7 +121,8 @@ def test_svoyak_run_prints_the_lan_address_and_svoyak_local(
     tmp_path: Path, browser: Zeroconf
 ) -> None:
     """The real process on every interface: the LAN address first (the board's QR
-    code), then the mDNS name; both reach the panel; stopping withdraws the name."""
+    code), the PIN, and then, once claimed, the mDNS name; both reach the panel;
+    stopping withdraws the name."""
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
     args = ("--headless", "--port", "0", "--no-journal", "--pin", "271828")
     with served(*args, env=env) as (url, out):
@@ -129,8 +130,13 @@ def test_svoyak_run_prints_the_lan_address_and_svoyak_local(
         assert "127.0.0.1" not in printed or lan_addresses() == ["127.0.0.1"]
         assert url.startswith(f"http://{lan()[0]}:")
         port = int(url.rsplit(":", 1)[1])
-        named = re.search(rf"http://(svoyak(?:-\d+)?)\.local:{port}/\s+\(mDNS\)", printed)
-        assert named, printed
+        # The name is printed once claimed, after the PIN: the start waits for nothing.
+        mdns_line = rf"http://(svoyak(?:-\d+)?)\.local:{port}/\s+\(mDNS\)"
+        assert re.search(mdns_line, printed) is None, "the start waited for the mDNS name"
+        deadline = time.monotonic() + 15
+        while (named := re.search(mdns_line, "".join(out))) is None:
+            assert time.monotonic() < deadline, "".join(out)
+            time.sleep(0.1)
         host = AddressResolverIPv4(f"{named.group(1)}.local.")
         assert host.request(browser, 5000), "svoyak.local did not resolve"
         resolved = host.parsed_addresses()

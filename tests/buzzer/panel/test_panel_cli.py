@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import re
 import signal
 import subprocess
@@ -30,18 +29,27 @@ RUN = [sys.executable, "-m", "buzzer.cli", "run"]
 
 @contextmanager
 def served(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, list[str]]]:
-    """Start ``svoyak run``; yield its panel URL and what it printed, then stop it."""
+    """Start ``svoyak run``; yield its panel URL and what it printed, then stop it.
+
+    The list grows with what the process prints after the start (the mDNS name).
+    """
     proc = subprocess.Popen(
         [*RUN, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
     )
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(
-        target=lambda: [lines.put(line) for line in proc.stdout or ()], daemon=True
-    ).start()
     printed: list[str] = []
+    started = threading.Event()
+
+    def pump() -> None:
+        for line in proc.stdout or ():
+            printed.append(line)
+            if line.strip().startswith("PIN:"):
+                started.set()
+        started.set()  # it stopped before its PIN: the assertion below shows why
+
+    threading.Thread(target=pump, daemon=True).start()
     try:
-        while not any(line.strip().startswith("PIN:") for line in printed):
-            printed.append(lines.get(timeout=30))
+        assert started.wait(30), "svoyak run did not start:\n" + "".join(printed)
+        assert any(line.strip().startswith("PIN:") for line in printed), "".join(printed)
         found = (re.search(r"http://\S+?/(?=\s|$)", line) for line in printed)
         url = next(m.group(0) for m in found if m)
         yield url.rstrip("/"), printed
