@@ -728,9 +728,9 @@ class MdnsAnnouncer:
             with self._lock:
                 if self._stopping:
                     return
-                print(f"  панель ведущего / host panel:  {advertiser.url}  (mDNS)", flush=True)
                 with contextlib.suppress(OSError):  # the start said already if it cannot
                     hostpin.publish(self.pin, [*self.urls, advertiser.url])
+                print(f"  панель ведущего / host panel:  {advertiser.url}  (mDNS)", flush=True)
             return
         why = advertiser.error or "нет ответа за 6 с / no answer within 6 s"
         print(

@@ -8,6 +8,7 @@ so they depend neither on this machine's network nor on its neighbours."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -137,6 +138,9 @@ def test_svoyak_run_prints_the_lan_address_and_svoyak_local(
         while (named := re.search(mdns_line, "".join(out))) is None:
             assert time.monotonic() < deadline, "".join(out)
             time.sleep(0.1)
+        # `svoyak pin` reads the name too, once claimed.
+        published = json.loads((tmp_path / "state" / "svoyak" / "panel.json").read_text())
+        assert f"http://{named.group(1)}.local:{port}/" in published["urls"], published
         host = AddressResolverIPv4(f"{named.group(1)}.local.")
         assert host.request(browser, 5000), "svoyak.local did not resolve"
         resolved = host.parsed_addresses()
