@@ -326,9 +326,30 @@ class GameCore:
         self.context = {**self.context, **rebuilt.context}
 
     def _late(self, item: Input, out: list[Decision]) -> None:
-        """An input stamped more than the settle window before one seen earlier."""
+        """An input stamped more than the settle window before one seen earlier.
+
+        A press is ruled late, never played, and the ruling says how late it came
+        and whom it would have beaten (``Ignored``): the host is told at once and
+        judges whether to correct the score; a replay says the same.
+        """
         if isinstance(item, Press):
-            out.append(Ignored(item.t, item.seat, "late"))
+            late_us = (self.buffer.watermark - item.t) // 1000
+            arbiter = self._arbiter
+            winner, at = arbiter.answering, arbiter.recognized_at
+            if winner is None or winner == item.seat or at is None or at <= item.t:
+                out.append(Ignored(item.t, item.seat, "late", late_us=late_us))
+            else:
+                ahead_us = (at - item.t) // 1000
+                out.append(
+                    Ignored(
+                        item.t,
+                        item.seat,
+                        "late",
+                        late_us=late_us,
+                        ahead_of=winner,
+                        ahead_us=ahead_us,
+                    )
+                )
             return
         if isinstance(item, Release | Tick):
             return

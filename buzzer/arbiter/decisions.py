@@ -84,6 +84,13 @@ class Ignored:
     says what it always said (the press was ignored, and why), so journals from
     before it replay byte for byte; the replay makes the same ``Ignored``, with
     the same ``check``, from the same inputs.
+
+    A ``late`` press reached the game after its time was decided (its input was
+    starved: a busy CPU, a stalled source). ``late_us`` says by how much: how far
+    the game's clock had gone past its stamp when it came. ``ahead_of`` and
+    ``ahead_us`` name the player who got the floor meanwhile when this press was
+    earlier than theirs, and by how much: the decision stands (the arbiter never
+    takes the floor back), and the host, told so, may award it with a correction.
     """
 
     t: int
@@ -91,10 +98,18 @@ class Ignored:
     reason: str
     behind_us: int | None = None
     check: bool = False
+    late_us: int | None = None
+    ahead_of: int | None = None
+    ahead_us: int | None = None
     TYPE: ClassVar[str] = "ignored"
 
     def to_json(self) -> str:
         head = f'{{"t": {seconds(self.t)!r}, "type": "ignored", "seat": {self.seat}, '
+        if self.late_us is not None:
+            line = f'{head}"reason": "{self.reason}", "late_us": {self.late_us}'
+            if self.ahead_of is None:
+                return line + "}"
+            return f'{line}, "ahead_of": {self.ahead_of}, "ahead_us": {self.ahead_us}}}'
         if self.behind_us is None:
             return f'{head}"reason": "{self.reason}"}}'
         return f'{head}"reason": "{self.reason}", "behind_us": {self.behind_us}}}'

@@ -350,7 +350,21 @@ class PanelHub:
                     locked_until=decision.locked_until,
                 )
             elif isinstance(decision, Ignored) and decision.reason == "late":
-                self.alert("late", decision.seat, broadcast=False, t=decision.t)
+                if decision.ahead_of is not None and decision.ahead_us is not None:
+                    # Earlier than the press that got the floor, but starved: the
+                    # decision stands and the host may correct the score. It stays
+                    # until dismissed (not a transient "late").
+                    self.alert(
+                        "starved",
+                        decision.seat,
+                        broadcast=False,
+                        t=decision.t,
+                        ahead_of=decision.ahead_of,
+                        ahead_ms=round(decision.ahead_us / 1000, 1),
+                        late_s=round((decision.late_us or 0) / 1e6, 2),
+                    )
+                else:
+                    self.alert("late", decision.seat, broadcast=False, t=decision.t)
             elif isinstance(decision, Note) and decision.type == "source_fault":
                 source = str(decision.get("source"))
                 if decision.get("state") == "back":

@@ -199,6 +199,7 @@ class Controller:
         until: int | None = None,
         after: Sequence[Input] = (),
         ids: Sequence[str | None] = (),
+        decided: int | None = None,
     ) -> tuple[list[Applied], list[Decision]]:
         """Apply inputs already in event-time order, journal them in one commit, then publish.
 
@@ -209,7 +210,15 @@ class Controller:
         themselves (source faults). ``until``: the time proven complete —
         when a deadline is due by then (a window's end, a held input), a
         ``tick`` at ``until`` is applied last. ``ids``: the panel's command
-        id of each item (or None), journaled with its line.
+        id of each item (or None), journaled with its line. ``decided``: the
+        time the runtime had proven complete before this batch. When the batch
+        holds inputs stamped before it (a starved source's, delivered after
+        their time) and every one of them is late for the core anyway, a
+        ``tick`` at ``decided`` goes first: it changes no ruling, and the
+        journal then records how far the game had gone, so the core rules them
+        late by that margin (``Ignored.late_us``: the starvation the host is
+        told of), live and in replay alike. One the core can still place
+        fairly (nothing decided past it yet) gets no tick and keeps its place.
 
         Every line is checked as a replay will read it before it is staged
         (:func:`~buzzer.journal.encode.checked_line`): an input the journal
@@ -232,6 +241,7 @@ class Controller:
             start = self._lines
             named: list[tuple[str, int, str]] = []
             try:
+                self._catch_up(items, decided, lines, out)
                 for index, (item, trial) in enumerate(items):
                     if trial:
                         try:
@@ -283,6 +293,21 @@ class Controller:
         for listener in listeners:
             listener(out, snapshot)
         return results, out
+
+    def _catch_up(
+        self,
+        items: list[tuple[Input, bool]],
+        decided: int | None,
+        lines: list[str],
+        out: list[Decision],
+    ) -> None:
+        """The tick at ``decided`` before inputs delivered after their time (apply_batch)."""
+        buffer = self.core.buffer
+        if decided is None or decided <= buffer.watermark:
+            return
+        behind = [item.t for item, _ in items if item.t < decided]
+        if behind and all(buffer.is_late(t) for t in behind):
+            self._stage_quietly(Tick(decided), lines, out)
 
     def _stage(
         self, item: Input, lines: list[str], out: list[Decision], command_id: str | None = None

@@ -313,10 +313,11 @@ class Runtime:
             if entry is not None and entry is not _NUDGE:
                 self._take(*entry)
                 taken += 1
+        decided = merge.released_until
         released = merge.release(mark)
         faults, self._pending_faults = self._pending_faults, []
         try:
-            done = self._apply(released, mark, faults)
+            done = self._apply(released, mark, faults, decided)
         finally:
             if taken or released:
                 with self._idle:
@@ -380,7 +381,11 @@ class Runtime:
         return self.stalls.stalled_between(since, clock)
 
     def _apply(
-        self, released: list[tuple[Input, _Delivery]], mark: int, faults: list[Input]
+        self,
+        released: list[tuple[Input, _Delivery]],
+        mark: int,
+        faults: list[Input],
+        decided: int | None = None,
     ) -> int:
         stamped_faults = [
             Fault(mark, f.source, f.ok, f.detail) for f in faults if isinstance(f, Fault)
@@ -400,7 +405,9 @@ class Runtime:
         items = [(item, delivery.trial) for item, delivery in released]
         ids = [delivery.command_id for _, delivery in released]
         try:
-            results, decisions = self.controller.apply_batch(items, mark, stamped_faults, ids)
+            results, decisions = self.controller.apply_batch(
+                items, mark, stamped_faults, ids, decided
+            )
         except JournalWriteError as exc:
             # Nothing of the batch was recorded, shown or decided: counted and told,
             # never a traceback; the game goes on when the journal does.

@@ -226,6 +226,9 @@ const Svoyak = (() => {
       presses: alert.presses === undefined ? "" : String(alert.presses),
       commands: alert.commands === undefined ? "" : String(alert.commands),
       name: playerName(snapshot, alert.seat),
+      winner: alert.ahead_of === undefined ? "" : playerName(snapshot, alert.ahead_of),
+      ahead: alert.ahead_ms === undefined ? "" : String(alert.ahead_ms),
+      late: alert.late_s === undefined ? "" : String(alert.late_s),
       source: alert.source || "",
       detail: alert.detail || "",
     });

@@ -321,3 +321,45 @@ def test_a_sources_fault_is_an_alert_on_the_hosts_panel_until_it_is_back(
     game.pins.mark = game.now()
     game.runtime.step()
     assert [a for a in hub.alerts if a["kind"] == "source"] == []
+
+
+def test_a_starved_press_earlier_than_the_winner_s_is_ruled_late_with_its_margins(
+    tmp_path: Path,
+) -> None:
+    """Seat 2 pressed 1.2 ms before seat 1, but its input's thread was starved and
+    its press reached the game 0.76 s late: the runtime faulted the source after
+    its wait bound and gave seat 1 the floor. The ruling stands, and says so:
+    late by how much (past the last instant the game had decided), earlier than
+    whom by how much (the host's alert reads it); the journal holds the press and
+    the fault, and its replay says the same."""
+    game = Game(tmp_path, wait_bound_ns=100 * MS)
+    starved = ManualSource(game.runtime, "gpio-2")
+    starved.mark = game.now() + 60 * S  # it proves its time until its thread starves
+    opened = game.open_window()
+    starved.mark = opened  # from here on its thread does not run
+    game.advance(3 * MS)
+    game.pins.deliver(Press(opened + 2_200_000, 1))
+    game.advance(200 * MS)
+    game.pins.mark = game.now()  # the other buttons' thread runs
+    game.runtime.step()
+    assert game.runtime.faulted == {"gpio-2"}
+    assert game.controller.snapshot()["answering"] == 1
+    game.advance(560 * MS)
+    game.pins.mark = game.now()
+    starved.deliver(Press(opened + 1_000_000, 2))  # pressed 1.2 ms before seat 1
+    starved.mark = game.now()
+    game.runtime.step()
+    assert game.runtime.stats.late_presses == 1
+    assert game.controller.snapshot()["answering"] == 1  # the decision stands
+    journal = game.journal()
+    assert [x["seat"] for x in journal if x.get("type") == "press"] == [1, 2]
+    assert [x["state"] for x in journal if x.get("type") == "fault"] == ["stalled", "back"]
+    out = [json.loads(line) for line in replay_lines(list(game.store.lines()))]
+    (late,) = [x for x in out if x.get("type") == "ignored" and x["seat"] == 2]
+    assert late["reason"] == "late"
+    assert (late["ahead_of"], late["ahead_us"]) == (1, 1200)
+    # How far past its stamp the game had decided when it came: the stalled fault's
+    # line, the last before it, 203 ms after the window opened.
+    before = max(x["t"] for x in journal if x.get("type") == "fault" and x["state"] == "stalled")
+    assert late["late_us"] == (round(before * 1e9) - round(late["t"] * 1e9)) // 1000, late
+    assert late["late_us"] > 200_000
