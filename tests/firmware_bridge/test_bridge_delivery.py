@@ -313,7 +313,7 @@ SCENARIOS = st.fixed_dictionaries(
 
 
 @settings(
-    max_examples=6,
+    max_examples=3,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )

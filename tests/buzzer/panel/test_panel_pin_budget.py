@@ -43,7 +43,7 @@ def spend_the_budget(rig: Rig) -> httpx.Response:
 
 
 def test_many_addresses_guessing_lock_new_logins_not_the_host(tmp_path: Path) -> None:
-    with panel_rig(tmp_path, pin_window_s=2.0) as rig:
+    with panel_rig(tmp_path, pin_window_s=1.0) as rig:
         host = rig.client()  # the host logged in before the attack
         try:
             waits = []
@@ -54,7 +54,7 @@ def test_many_addresses_guessing_lock_new_logins_not_the_host(tmp_path: Path) ->
                 assert host.get("/api/commands").status_code == 200
                 assert host.cookies[COOKIE]
                 time.sleep(waits[-1])
-            assert waits[0] >= 2 and waits[0] < waits[1] < waits[2], waits  # it grows
+            assert waits[0] >= 1 and waits[0] < waits[1] < waits[2], waits  # it grows
             assert rig.panel.guard.backoffs == 3
             # the backoff over, the right PIN gets in (and starts the backoff over)
             assert from_address(rig, PIN).status_code == 200
