@@ -30,7 +30,6 @@ from buzzer.arbiter.decisions import (
     Recognized,
     RoundStarted,
     Score,
-    seconds,
 )
 from buzzer.arbiter.events import (
     HOST_COMMANDS,
@@ -58,15 +57,17 @@ from rules.board import Board, BoardError, RoundSpec
 from rules.final import FinalRound
 from rules.profiles import RuleSystem
 from rules.snapshot import GameSnapshot
-from rules.specials.bidding import Bidding, BidError, bidding_order
+from rules.snapshot_build import game_snapshot
+from rules.specials.bidding import Bidding
 from rules.specials.bonus import BonusContest, BonusResult
-from rules.specials.params import CatPrice as CatPriceRule
+from rules.specials.cat import CatInBag
 from rules.specials.params import (
     FirstChooserRule,
     RoundChooser,
     TieBreak,
     picture_series_problem,
 )
+from rules.specials.stake import StakeQuestion
 from rules.state import Shootout, SpecialKind, Stage, Verdict
 
 #: (round 1-based, theme 1-based, price) → the special question in that cell.
@@ -158,8 +159,8 @@ class Game(FinalRound):
         self.verdicts: list[Verdict] = []
         self.objections_open = False
         # Special questions.
-        self.bidding: Bidding | None = None
-        self._announced_passes: set[int] = set()
+        #: The stake question being bid on (rules/specials/stake.py).
+        self.stake: StakeQuestion | None = None
         self.answerer: int | None = None
         #: A special question's time to think: None until the host has read it
         #: (C2003-2.4.6e: from the end of the reading, ``reading_end``).
@@ -169,9 +170,8 @@ class Game(FinalRound):
         self.wrong_costs = True
         # The 1995 bonus contest (TV-H-1995-03): offered once, after its round.
         self.bonus: BonusContest | None = None
-        # A picture-series cat being played (TV-S-CAT-5): its values, pictures shown.
-        self.cat_series: tuple[int, ...] | None = None
-        self.pictures_shown = 0
+        #: The cat in the bag once given (rules/specials/cat.py), until its question closes.
+        self.cat: CatInBag | None = None
         self.bonus_offered = False
         # The final round.
         self.final_seats: tuple[int, ...] = ()
@@ -249,7 +249,8 @@ class Game(FinalRound):
         if self.stage is Stage.BIDDING:
             won: list[Decision] = []
             self.arbiter.resolve_tie(winner, won)
-            self._claims(won, out)
+            assert self.stake is not None
+            self.stake.claims(won, out)
         else:
             self.arbiter.resolve_tie(winner, out)
         return winner
@@ -342,7 +343,8 @@ class Game(FinalRound):
                 out.append(Ignored(t, seat, PAUSED))
             return
         if self.stage is Stage.BIDDING:
-            self._buy_press(t, seats, out)
+            assert self.stake is not None
+            self.stake.press(self.arbiter, t, seats, out)
             return
         self.arbiter.press(t, seats, out)
 
@@ -491,8 +493,8 @@ class Game(FinalRound):
             self._close_question(closes_at, None, out)
         elif self.stage is Stage.BIDDING and self.arbiter.advance(t, out):
             closes_at = self.arbiter.closes_at
-            assert closes_at is not None and self.bidding is not None
-            self.bidding.close_window()  # TV-H-1995-01: nobody bought it in time
+            assert closes_at is not None and self.stake is not None
+            self.stake.bidding.close_window()  # TV-H-1995-01: nobody bought it in time
             self._after_bidding_move(closes_at, out)
         elif self.stage is Stage.BOARD:
             end = self._round_clock_end()
@@ -522,6 +524,11 @@ class Game(FinalRound):
             return self.final_answers_due
         return None
 
+    @property
+    def bidding(self) -> Bidding | None:
+        """The stake question's bidding while it is bid on (the host's options read it)."""
+        return None if self.stake is None else self.stake.bidding
+
     def result(self) -> tuple[dict[int, int], int | None]:
         return dict(self.scores), self.chooser
 
@@ -531,94 +538,8 @@ class Game(FinalRound):
 
     def snapshot(self) -> GameSnapshot:
         """Everything a screen or a panel shows, as plain data (JSON-ready; its
-        shape is :class:`rules.snapshot.GameSnapshot`).
-
-        The display and the panel render this and decide nothing; a resumed
-        game must give exactly the same snapshot as the one that crashed.
-        """
-        arbiter = self.arbiter
-        board = self._board()
-        bidding = self.bidding
-        shootout = self.shootout
-        return {
-            "rules": self.rules.id,
-            "players": list(self.names),
-            "stage": self.stage.value,
-            "round": board.round_index + 1,
-            "round_name": board.current.name,
-            "themes": list(board.current.themes),
-            "prices": list(board.current.prices),
-            "played": sorted([list(c) for c in board.played]),
-            "cell": list(self.cell) if self.cell else None,
-            "special": self.special.value if self.special else None,
-            "scores": {str(s): v for s, v in self.scores.items()},
-            "chooser": self.chooser,
-            "phase": arbiter.phase.value,
-            "answering": arbiter.answering if self.stage is Stage.QUESTION else self.answerer,
-            "recognized_at": arbiter.recognized_at,
-            "closes_at": arbiter.closes_at if arbiter.phase is Phase.OPEN else None,
-            "answer_deadline": arbiter.answer_deadline(),
-            "locked_until": {str(s): v for s, v in sorted(arbiter.locked_until.items())},
-            "answered": sorted(arbiter.answered()),
-            "margins_us": {str(s): v for s, v in sorted(arbiter.margins_us.items())},
-            "bidding": None
-            if bidding is None
-            else {
-                "turn": bidding.turn,
-                "bid": bidding.bid,
-                "leader": bidding.leader,
-                "passed": sorted(bidding.passed),
-                "order": list(bidding.order),
-                # TV-H-1995-01: bought by the button; who may press now
-                "by_button": bidding.by_button,
-                "buyers": bidding.buyers() if bidding.by_button and bidding.turn is None else [],
-                # TV-S-AUC-3: the tied players the host may pick to bid now
-                "pickable": bidding.pickable(),
-            },
-            "value": self.value if self.stage is Stage.SPECIAL else None,
-            # TV-S-CAT-5: a picture-series cat: its values and how many pictures are shown
-            "cat_series": None
-            if self.cat_series is None
-            else {"values": list(self.cat_series), "shown": self.pictures_shown},
-            # TV-H-1995-03: the bonus contest being offered or played
-            "bonus": None
-            if self.bonus is None
-            else {
-                "offered": self.bonus.offered,
-                "place": self.bonus.place,
-                "player": self.bonus.player,
-                "right": self.bonus.right,
-                "questions": self.bonus.rules.questions,
-            },
-            "special_deadline": self.special_deadline,
-            # TV-S-CAT-4: the editors' cat values were multiples of this (None: any)
-            "cat_value_step": self.rules.cat.value_step if self.rules.cat else None,
-            "final": {
-                "seats": list(self.final_seats),
-                "themes_left": list(self.final_themes),
-                "staked": sorted(self.final_stakes),
-                "judge_order": list(self.final_order),
-                "answers_due": self.final_answers_due,
-                "answers_in": self.final_answers_in,
-                # C2003-2.7.4, TV-F-4 (30 s, or the final_answer_time_s option)
-                "answer_time_s": (
-                    self.rules.final.answer_time_ns / 1e9 if self.rules.final else None
-                ),
-            }
-            if self.final_seats
-            else None,
-            "shootout": None
-            if shootout is None
-            else {
-                "seats": list(shootout.seats),
-                "number": shootout.number,
-                "scores": {str(s): v for s, v in shootout.scores.items()},
-            },
-            "winner": self.winner,
-            "over": self.over,
-            # A-G-D1: when the host paused the game; the deadlines above stand still
-            "paused_at": self.paused_at,
-        }
+        shape is :class:`rules.snapshot.GameSnapshot`, built beside it)."""
+        return game_snapshot(self)
 
     # -- handlers ------------------------------------------------------------
 
@@ -629,105 +550,47 @@ class Game(FinalRound):
         self.judge(item.t, item.correct, out)
 
     def _on_bid(self, item: Bid, out: list[Decision]) -> None:
-        bidding = self._bidding("bid")
-        try:
-            bidding.place(item.seat, item.amount)
-        except BidError as exc:
-            raise SequenceError(str(exc)) from None
-        all_in = item.amount == self.scores[item.seat]
-        out.append(
-            Note(item.t, "bid", (("seat", item.seat), ("amount", item.amount), ("all_in", all_in)))
-        )
+        self._stake("bid").bid(item.t, item.seat, item.amount, self.scores, out)
         self._after_bidding_move(item.t, out)
 
     def _on_pass(self, item: Pass, out: list[Decision]) -> None:
-        bidding = self._bidding("pass")
-        try:
-            bidding.pass_(item.seat)
-        except BidError as exc:
-            raise SequenceError(str(exc)) from None
+        self._stake("pass").pass_(item.seat)
         self._after_bidding_move(item.t, out, passed=item.seat)
 
     def _on_bidder_pick(self, item: BidderPick, out: list[Decision]) -> None:
-        """TV-S-AUC-3: «игрока выбирает ведущий» — the host picks who of the
-        players with equal scores bids now (TV-S-AUC-3-D1: else the lot's order)."""
-        bidding = self._bidding("bidder_pick")
-        tied = bidding.pickable()
-        try:
-            bidding.pick(item.seat)
-        except BidError as exc:
-            raise SequenceError(str(exc)) from None
-        out.append(Note(item.t, "bidder_pick", (("seat", item.seat), ("tied", tied))))
-        out.append(Note(item.t, "bid_turn", (("seat", item.seat),)))
+        self._stake("bidder_pick").pick(item.t, item.seat, out)
 
     def _on_cat_give(self, item: CatGive, out: list[Decision]) -> None:
         self._expect(Stage.CAT_GIVE, "cat_give")
-        cat = self.rules.cat
-        assert cat is not None and self.chooser is not None
-        if item.seat == self.chooser and not cat.may_keep:
-            raise SequenceError(
-                "the cat in the bag must be given to an opponent (TV-S-CAT-1): "
-                f"seat {self.chooser} cannot keep it"
-            )
+        rules = self.rules.cat
+        assert rules is not None and self.chooser is not None and self.cell is not None
+        series = self.setup.cat_series.get((self.board.round_index + 1, *self.cell))
+        prices = self._board().current.prices
+        cat = CatInBag.give(rules, self.chooser, item.seat, series, prices, item.t, out)
+        self.cat = cat
         self.answerer = item.seat
-        out.append(Note(item.t, "cat_given", (("from", self.chooser), ("to", item.seat))))
-        series = self._cell_series()
         if series is not None:
-            # TV-S-CAT-5: the editors' sums for picture 1, 2, …: no value to choose.
-            self.cat_series = series
-            self.pictures_shown = 1
-            out.append(Note(item.t, "cat_series", (("values", list(series)),)))
             self._designate(item.t, item.seat, series[0], out, wrong_costs=True)
             return
         self.stage = Stage.CAT_PRICE
-        if cat.price is CatPriceRule.MIN_OR_MAX:
-            prices = self._board().current.prices
-            out.append(Note(item.t, "cat_prices", (("options", [min(prices), max(prices)]),)))
 
     def _on_cat_price(self, item: CatPrice, out: list[Decision]) -> None:
         self._expect(Stage.CAT_PRICE, "cat_price")
-        cat = self.rules.cat
+        cat = self.cat
         assert cat is not None and self.answerer is not None
-        if cat.price is CatPriceRule.MIN_OR_MAX:
-            prices = self._board().current.prices
-            options = (min(prices), max(prices))
-            if item.price not in options:
-                raise SequenceError(
-                    f"the cat's value must be the round's minimum or maximum: "
-                    f"{options[0]} or {options[1]} (TV-S-CAT-2)"
-                )
-        elif item.price <= 0:
-            raise SequenceError(f"the cat's value must be positive, not {item.price}")
-        elif cat.value_step is not None and item.price % cat.value_step:
-            raise SequenceError(
-                f"the cat's value is a multiple of {cat.value_step} in this era "
-                f"(TV-S-CAT-4): {item.price} is not"
-            )
+        cat.check_price(item.price, self._board().current.prices)
         self._designate(item.t, self.answerer, item.price, out, wrong_costs=True)
-
-    def _cell_series(self) -> tuple[int, ...] | None:
-        if self.cell is None:
-            return None
-        return self.setup.cat_series.get((self.board.round_index + 1, *self.cell))
 
     def _on_cat_picture(self, item: CatPicture, out: list[Decision]) -> None:
         """TV-S-CAT-5 DEFAULT: one answer, worth the value of the pictures shown so
         far; each new picture lowers it and restarts the time to think."""
-        series = self.cat_series
-        if self.stage is not Stage.SPECIAL or series is None:
+        cat = self.cat
+        if self.stage is not Stage.SPECIAL or cat is None or cat.series is None:
             raise SequenceError("cat_picture: no picture-series cat (TV-S-CAT-5) is being played")
-        if self.pictures_shown >= len(series):
-            raise SequenceError(f"all {len(series)} pictures of the series are shown already")
-        self.pictures_shown += 1
-        self.value = series[self.pictures_shown - 1]
-        cat = self.rules.cat
-        assert cat is not None
+        self.value = cat.picture(item.t, out)
         if self.special_deadline is not None:
             # the time to think starts again, if it runs (from the reading's end)
-            self.special_deadline = item.t + cat.answer_time_ns
-        out.append(
-            Note(item.t, "cat_picture", (("shown", self.pictures_shown), ("value", self.value)))
-        )
+            self.special_deadline = item.t + cat.rules.answer_time_ns
 
     def _on_correction(self, item: Correction, out: list[Decision]) -> None:
         out.append(
@@ -802,98 +665,20 @@ class Game(FinalRound):
     def _open_stake(self, t: int, price: int, out: list[Decision]) -> None:
         rules = self.rules.stake
         assert rules is not None and self.chooser is not None
-        opener = self.chooser
-        lots = [s for s in sorted(self.scores, key=lambda s: self.rng.random())]
-        order = bidding_order(opener, self.scores, lots)  # TV-S-AUC-3, C2003-2.4.6-D4
-        self.bidding = Bidding(rules, opener, price, self.scores, order)
         self.stage = Stage.BIDDING
-        out.append(Note(t, "special", (("kind", "stake"), ("opener", opener), ("order", order))))
-        forced = self.bidding.opening_bids()
-        if forced is not None and len(forced) == 1:
-            # C2003-2.4.6a, TV-S-AUC-2: an opener below the nominal plays for the nominal;
-            # an opener whose score is the lowest bid can only bid it, all-in. Either
-            # way the engine places the only legal bid itself (docs/journal.md).
-            self.bidding.place(opener, forced[0])
-            all_in = self.bidding.leader_all_in
-            out.append(
-                Note(
-                    t,
-                    "bid",
-                    (("seat", opener), ("amount", forced[0]), ("all_in", all_in), ("forced", True)),
-                )
-            )
+        self.stake, forced = StakeQuestion.open(
+            rules, self.chooser, price, self.scores, self.rng, t, out
+        )
+        if forced:
             self._after_bidding_move(t, out)
 
     def _after_bidding_move(self, t: int, out: list[Decision], passed: int | None = None) -> None:
-        bidding = self.bidding
-        assert bidding is not None
-        for seat in bidding.order:
-            if seat in bidding.passed and seat not in self._announced_passes:
-                self._announced_passes.add(seat)
-                out.append(Note(t, "pass", (("seat", seat), ("auto", seat != passed))))
-        outcome = bidding.outcome
-        if outcome is None:
-            if bidding.by_button:
-                self._buy_window(t, out)
-            else:
-                out.append(Note(t, "bid_turn", (("seat", bidding.turn),)))
-            return
-        if bidding.by_button and self.arbiter.phase in (Phase.OPEN, Phase.ANSWERING):
-            self.arbiter.release()  # the buy window, or the floor it gave, is over
-        self.bidding = None
-        self._announced_passes = set()
-        out.append(Note(t, "stake_won", (("seat", outcome.seat), ("stake", outcome.stake))))
-        self._designate(t, outcome.seat, outcome.stake, out, wrong_costs=True)
-
-    def _buy_window(self, t: int, out: list[Decision]) -> None:
-        """TV-H-1995-01: the others may press to buy the question.
-
-        With nobody holding the floor, a buy window opens at ``t`` (after a
-        bid, or the floor-holder's pass) for the seats still in the bidding;
-        a pass out of turn while it runs only narrows who may press, and the
-        window keeps its end. Someone who has the floor is waited for.
-        """
-        bidding = self.bidding
-        assert bidding is not None and bidding.rules.buy_window_ns is not None
-        if bidding.turn is not None:
-            return
-        buyers = frozenset(bidding.buyers())
-        arbiter = self.arbiter
-        if arbiter.phase is Phase.OPEN:
-            arbiter.narrow(buyers)
-            return
-        closes_at = t + bidding.rules.buy_window_ns
-        out.append(
-            Note(t, "buy_window", (("seats", sorted(buyers)), ("closes_at", seconds(closes_at))))
-        )
-        arbiter.open_press_window(t, closes_at, buyers, out)
-
-    def _buy_press(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:
-        """A press during the bidding: a claim to buy the question if a buy
-        window is open (TV-H-1995-01), else ignored as outside any window."""
-        bidding = self.bidding
-        if bidding is None or not bidding.by_button:
-            self.arbiter.press(t, seats, out)  # no window is open: ignored, as ever
-            return
-        decided: list[Decision] = []
-        self.arbiter.press(t, seats, decided)
-        self._claims(decided, out)
-
-    def _claims(self, decided: list[Decision], out: list[Decision]) -> None:
-        """The arbiter's decisions in a buy window, its recognition read as a claim.
-
-        The arbiter decides who pressed first (stamps, ties by draw, margins);
-        its ``recognized`` would say "answers now", so the claim goes out as a
-        ``bid_claim`` note instead: this seat has the floor and bids next.
-        """
-        bidding = self.bidding
-        assert bidding is not None
-        for decision in decided:
-            if isinstance(decision, Recognized):
-                bidding.claim(decision.seat)
-                out.append(Note(decision.t, "bid_claim", (("seat", decision.seat),)))
-            else:
-                out.append(decision)
+        stake = self.stake
+        assert stake is not None
+        outcome = stake.after_move(self.arbiter, t, out, passed)
+        if outcome is not None:
+            self.stake = None
+            self._designate(t, outcome.seat, outcome.stake, out, wrong_costs=True)
 
     def _designate(
         self, t: int, seat: int, value: int, out: list[Decision], wrong_costs: bool
@@ -1039,7 +824,7 @@ class Game(FinalRound):
         self.special = None
         self.answerer = None
         self.special_deadline = None
-        self.cat_series = None
+        self.cat = None
         self.objections_open = True
         if self.shootout is not None:
             if board.round_done:
@@ -1169,10 +954,10 @@ class Game(FinalRound):
     def _board(self) -> Board:
         return self.shootout.board if self.shootout is not None else self.board
 
-    def _bidding(self, command: str) -> Bidding:
-        if self.stage is not Stage.BIDDING or self.bidding is None:
+    def _stake(self, command: str) -> StakeQuestion:
+        if self.stage is not Stage.BIDDING or self.stake is None:
             raise SequenceError(f"{command}: no stake question or auction is being bid on")
-        return self.bidding
+        return self.stake
 
     def _expect(self, stage: Stage, command: str) -> None:
         if self.stage is not stage:
