@@ -249,16 +249,16 @@ def build_parser() -> argparse.ArgumentParser:
 #: Packages that add subcommands of their own: each module's
 #: ``add_commands(subparsers)`` registers them (imported lazily, at parse time).
 _COMMAND_MODULES = (
-    "hardware.commands",
-    "firmware_bridge.commands",
+    "hardware.cli",
+    "firmware_bridge.cli",
     "buzzer.app.run_command",
     "buzzer.app.doctor_command",
-    "display.commands",
+    "display.cli",
     # `svoyak tournament` and `tournament-server`, handed the game report's statistics
     # and pages (the report sits a layer above the tournament).
-    "buzzer.app.tournament_commands",
-    "rules.packages.commands",
-    "buzzer.report.command",
+    "buzzer.app.tournament_cli",
+    "rules.packages.cli",
+    "buzzer.report.cli",
 )
 
 

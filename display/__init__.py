@@ -16,7 +16,7 @@ Modules (see ``docs/display.md``):
 - :mod:`display.sounds` — synthesised cues through ``pygame.mixer``;
 - :mod:`display.packages`, :mod:`display.media` — the package's side of the board:
   texts, pictures decoded safely, the question's sound, a cat's theme, the final;
-- :mod:`display.app` — the window / full-screen loop; :mod:`display.commands` — ``svoyak display``.
+- :mod:`display.app` — the window / full-screen loop; :mod:`display.cli` — ``svoyak display``.
 
 Importing this package does not import pygame.
 """

@@ -12,7 +12,7 @@ factory's own time of the edge and hand them to the controller.
 | ``selftest``, ``report``, ``histogram`` | ``svoyak selftest`` |
 | ``checkbuttons`` | ``svoyak check-buttons`` |
 | ``factory`` | choosing the pin factory and the pin map file at the program's edge |
-| ``commands`` | the ``svoyak`` subcommands (kept light) |
+| ``cli`` | the ``svoyak`` subcommands (kept light) |
 
 See ``docs/raspberry-pi-gpio.md``.
 """

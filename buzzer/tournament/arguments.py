@@ -2,8 +2,8 @@
 (a game's number, a seed, a date), the database argument's help, and how they print
 (every name through :func:`buzzer.terminal.shown`) and fail (exit status 2).
 
-Light: imported by :mod:`buzzer.tournament.commands`,
-:mod:`buzzer.tournament.series_commands` and
+Light: imported by :mod:`buzzer.tournament.cli`,
+:mod:`buzzer.tournament.series_cli` and
 :mod:`buzzer.tournament.server_commands` when ``svoyak`` starts.
 """
 

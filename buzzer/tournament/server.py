@@ -44,7 +44,7 @@ tournament's own packages (``packages``, see
   The statistics and the report are the game report's reading of the journal
   (``buzzer/report/``, a layer above): ``create_tournament_app(statistics=...,
   report=...)`` is handed them by the composition layer
-  (``buzzer/app/tournament_commands.py``); without them the page has no
+  (``buzzer/app/tournament_cli.py``); without them the page has no
   statistics columns and no report links.
 * ``GET /standings.js``, ``/standings.css``, ``/print.css`` — the pages' script
   and styles: every response carries a Content-Security-Policy with no inline

@@ -25,7 +25,7 @@ import sys
 from typing import Any
 
 from buzzer.terminal import shown
-from buzzer.tournament.commands import game_number
+from buzzer.tournament.cli import game_number
 
 _DB_HELP = "the tournament's database (a SQLite file)"
 
@@ -106,7 +106,7 @@ def add_commands(subparsers: Any, *, statistics: Any = None, report: Any = None)
     """Register ``svoyak tournament-server``. ``statistics`` and ``report``: the game
     report's statistics and page of a stored journal
     (:mod:`buzzer.tournament.statistics`), handed in by the app layer
-    (``buzzer/app/tournament_commands.py``): the tournament may not import the
+    (``buzzer/app/tournament_cli.py``): the tournament may not import the
     report, which sits a layer above it."""
     server = subparsers.add_parser(
         "tournament-server", help="serve a tournament's standings and take rooms' results"

@@ -5,7 +5,7 @@ reaction times, false starts, right and wrong verdicts) is **not** decided
 here: it is the game report's reading of the journal
 (:mod:`buzzer.report.model`, docs/report.md "Reaction times"), handed in as
 :class:`SeatStatistics` by a function the composition layer injects
-(:data:`GameStatistics`; ``buzzer/app/tournament_commands.py``). The report
+(:data:`GameStatistics`; ``buzzer/app/tournament_cli.py``). The report
 sits a layer above the tournament (it draws in the board's palette), so the
 tournament cannot import it; one policy of what a reaction is stays in one
 home, and this module only adds the games up:

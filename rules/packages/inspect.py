@@ -1,6 +1,6 @@
 """What a question package holds, for a host checking it before a game.
 
-``svoyak package inspect FILE`` (:mod:`rules.packages.commands`) loads a
+``svoyak package inspect FILE`` (:mod:`rules.packages.cli`) loads a
 package with the ordinary readers and prints it with this module, either as
 JSON (:func:`package_dict`, for scripts and tests) or as a table
 (:func:`package_table`, for a person). Both are pure functions of the

@@ -253,7 +253,7 @@ def test_svoyak_entry_point_accepts_the_module() -> None:
     """The module plugs into ``svoyak`` the way ``_COMMAND_MODULES`` loads it."""
     import argparse
 
-    from buzzer.tournament.commands import add_commands
+    from buzzer.tournament.cli import add_commands
 
     parser = argparse.ArgumentParser()
     add_commands(parser.add_subparsers(dest="command"))

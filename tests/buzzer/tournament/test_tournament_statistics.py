@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from buzzer.app.tournament_commands import game_report, game_statistics
+from buzzer.app.tournament_cli import game_report, game_statistics
 from buzzer.panel.server import BackgroundServer
 from buzzer.tournament.records import DrawnGame
 from buzzer.tournament.server import create_tournament_app, issue_token

@@ -1,6 +1,6 @@
 """``svoyak tournament series …``: a TV series played game by game on the tournament's
 SQLite file (docs/tournament.md#series-formats); registered by
-:func:`buzzer.tournament.commands.add_commands`. After every result it prints what
+:func:`buzzer.tournament.cli.add_commands`. After every result it prints what
 happened, the standings and the next game's players (and its carried scores).
 
 * ``series formats`` — the formats

@@ -1,7 +1,7 @@
 """``svoyak tournament …``: run a tournament from its SQLite file (issue 8, item 4).
 
-Registered through ``buzzer.cli._COMMAND_MODULES`` (``"buzzer.tournament.commands"``)
-and also runnable as ``python -m buzzer.tournament.commands …``. Keep this
+Registered through ``buzzer.cli._COMMAND_MODULES`` (``"buzzer.tournament.cli"``)
+and also runnable as ``python -m buzzer.tournament.cli …``. Keep this
 module light: handlers import the store when they run.
 
 * ``new DB [--cutoff YYYY-MM-DD]`` — create the tournament's database
@@ -33,7 +33,7 @@ from buzzer.tournament.arguments import fail as _fail
 from buzzer.tournament.arguments import game_number as game_number
 from buzzer.tournament.arguments import say as _say
 from buzzer.tournament.arguments import seed as _seed
-from buzzer.tournament.series_commands import add_series_commands
+from buzzer.tournament.series_cli import add_series_commands
 
 
 def _cmd_new(args: argparse.Namespace) -> int:
@@ -363,7 +363,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def add_commands(subparsers: Any, *, statistics: Any = None) -> None:
     """Register ``svoyak tournament``. ``statistics``: a stored journal → its seats'
     statistics (:data:`buzzer.tournament.statistics.GameStatistics`, the game
-    report's reading, a layer above: ``buzzer/app/tournament_commands.py`` hands
+    report's reading, a layer above: ``buzzer/app/tournament_cli.py`` hands
     it in); without it ``standings`` has no statistics columns."""
     tournament = subparsers.add_parser(
         "tournament", help="run a tournament: registration, draws, results, standings"

@@ -61,7 +61,7 @@ def game_report(journal: StoredJournal, lang: str) -> str:
 
 def add_commands(subparsers: Any) -> None:
     """Register both tournament command groups (buzzer/cli.py's ``_COMMAND_MODULES``)."""
-    from buzzer.tournament import commands, server_commands
+    from buzzer.tournament import cli, server_commands
 
-    commands.add_commands(subparsers, statistics=game_statistics)
+    cli.add_commands(subparsers, statistics=game_statistics)
     server_commands.add_commands(subparsers, statistics=game_statistics, report=game_report)
