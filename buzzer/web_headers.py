@@ -16,7 +16,7 @@ name. The names it answers to (:meth:`HostRule.allows`): the address the
 connection came in on (one of this machine's, so every LAN address ``svoyak
 run`` prints), loopback names and addresses (``localhost``, ``127.x.y.z``,
 ``[::1]``), the mDNS names ``svoyak.local``, ``svoyak-2.local``, … (the ones
-``buzzer.runtime.mdns`` may register), this machine's host name (and
+``buzzer.appliance.mdns`` may register), this machine's host name (and
 ``NAME.local``), and any ``extra`` name given. One rule for both servers: the
 panel (``buzzer.panel.app``) and the tournament server
 (``buzzer.tournament.server``) differ only in the refusal's words (``refusal``:
@@ -73,7 +73,7 @@ WRONG_HOST = {
 
 
 def _mdns_names() -> frozenset[str]:
-    from buzzer.runtime.mdns import host_names
+    from buzzer.appliance.mdns import host_names
 
     return frozenset(f"{name}.local" for name in host_names())
 

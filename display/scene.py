@@ -34,7 +34,7 @@ class StartInfo:
 
     Never the host's PIN: the board is what every player looks at, and whoever
     knows the PIN can log in and judge their own answer. The PIN is printed
-    on the console ``svoyak run`` was started from (``buzzer/runtime/hostpin.py``).
+    on the console ``svoyak run`` was started from (``buzzer/appliance/hostpin.py``).
     Keyword-only, so that a caller still passing a PIN first fails loudly
     instead of showing it as the address.
     """

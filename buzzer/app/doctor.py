@@ -166,7 +166,7 @@ class Host:
     sleep: Callable[[float], None]
     #: ``shutil.disk_usage``: (total, used, free) in bytes.
     disk_usage: Callable[[str], Any]
-    #: The panel's LAN addresses, the best first (``buzzer.runtime.addresses``).
+    #: The panel's LAN addresses, the best first (``buzzer.appliance.addresses``).
     lan_addresses: Callable[[], list[str]]
     #: The config file the service reads, and the pin map it falls back to.
     config_file: Path
@@ -184,7 +184,7 @@ def system_host() -> Host:
 
     from buzzer.app import doctor_system as system
     from buzzer.app.run_command import _games_dir
-    from buzzer.runtime.addresses import lan_addresses
+    from buzzer.appliance.addresses import lan_addresses
     from firmware_bridge.pico_devices import Places
     from hardware.factory import SYSTEM_PINMAP, open_pin_factory
 

@@ -142,7 +142,7 @@ def _fail(message: str, status: int = 2) -> int:
 
 
 def _cmd_pin(args: argparse.Namespace) -> int:
-    from buzzer.runtime import hostpin
+    from buzzer.appliance import hostpin
 
     try:
         data = hostpin.read()
@@ -254,12 +254,12 @@ def _serve(
     import uvicorn
 
     from buzzer.app.inputs import PicoUnavailable, attach_bridge
+    from buzzer.appliance import hostpin
+    from buzzer.appliance.addresses import is_loopback, lan_addresses
     from buzzer.journal.codec import JournalError
     from buzzer.journal.store import JournalStore, JournalStoreError
     from buzzer.panel.app import create_app
     from buzzer.panel.connections import LOW_FDS, limits_for, panel_config, raise_fd_limit
-    from buzzer.runtime import hostpin
-    from buzzer.runtime.addresses import is_loopback, lan_addresses
     from buzzer.runtime.controller import Controller
     from buzzer.runtime.runtime import Runtime
 
@@ -306,7 +306,7 @@ def _serve(
     # mDNS beside the rest of the start-up (its probes take about two seconds).
     advertiser = None
     if not args.no_mdns and not is_loopback(args.host) and ":" not in args.host:
-        from buzzer.runtime.mdns import PanelAdvertiser
+        from buzzer.appliance.mdns import PanelAdvertiser
 
         lan = [h for h in hosts if not is_loopback(h)]
         advertiser = PanelAdvertiser(port, lan).start()
@@ -721,7 +721,7 @@ class MdnsAnnouncer:
             self._stopping = True
 
     def _run(self) -> None:
-        from buzzer.runtime import hostpin
+        from buzzer.appliance import hostpin
 
         advertiser = self.advertiser
         if advertiser.wait(self.WAIT_S) and advertiser.url is not None:

@@ -40,7 +40,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     :func:`add_commands` was handed (the game report's, from the app layer)."""
     import uvicorn
 
-    from buzzer.runtime.addresses import WILDCARDS, lan_addresses
+    from buzzer.appliance.addresses import WILDCARDS, lan_addresses
     from buzzer.tournament.errors import TournamentError
     from buzzer.tournament.server import create_tournament_app
 

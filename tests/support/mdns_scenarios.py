@@ -18,8 +18,8 @@ from zeroconf import (  # type: ignore[attr-defined]
     Zeroconf,
 )
 
-from buzzer.runtime.addresses import lan_addresses
-from buzzer.runtime.mdns import SERVICE_TYPE, PanelAdvertiser
+from buzzer.appliance.addresses import lan_addresses
+from buzzer.appliance.mdns import SERVICE_TYPE, PanelAdvertiser
 from tests.support.private_lan import ADDRESS
 
 #: Longer than the product's 1 s of listening after the last probe: in a LAN of

@@ -26,8 +26,8 @@ from zeroconf import (  # type: ignore[attr-defined]
     Zeroconf,
 )
 
-from buzzer.runtime.addresses import default_route_ipv4, is_loopback, lan_addresses, rank
-from buzzer.runtime.mdns import SERVICE_TYPE, PanelAdvertiser, host_names, service_info
+from buzzer.appliance.addresses import default_route_ipv4, is_loopback, lan_addresses, rank
+from buzzer.appliance.mdns import SERVICE_TYPE, PanelAdvertiser, host_names, service_info
 from tests.buzzer.panel.test_panel_cli import served
 from tests.support import private_lan
 

@@ -148,7 +148,7 @@ def test_a_fixed_pin_from_the_environment_and_a_stop_by_sigterm(tmp_path: Path) 
 
 
 def test_the_pin_file_belongs_to_its_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from buzzer.runtime import hostpin
+    from buzzer.appliance import hostpin
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     path = hostpin.publish("246813", ["http://10.0.0.2:8000/"])
