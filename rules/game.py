@@ -9,14 +9,24 @@ TV-T-1) and the host's corrections (TOUR-3.7, TOUR-1.9).
 
 Everything a rule system changes is read from its :class:`RuleSystem` data;
 nothing here asks which rule system is in force.
+
+The game is made of parts, each in its own module. Parts that hold state of
+their own are objects the game holds: the stake question's bidding
+(:mod:`rules.specials.stake`), the cat once given (:mod:`rules.specials.cat`),
+the bonus contest (:mod:`rules.specials.bonus`). Parts that are procedures on
+the game's own state are mixins: the round clock (:mod:`rules.rounds`), the
+bonus contest's offer and play (:mod:`rules.specials.bonus_round`), the
+host's corrections (:mod:`rules.corrections`), the final and the shootout
+(:mod:`rules.final`). The header is :mod:`rules.setup`; the snapshot is built
+beside its contract (:mod:`rules.snapshot_build`). None of them holds a
+closure or a bound method of the game, so a copy of a game is a plain deep copy.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from types import MappingProxyType
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from buzzer.arbiter.commands import Handler, WhilePaused, dispatch_table
@@ -28,106 +38,42 @@ from buzzer.arbiter.decisions import (
     Note,
     QuestionSelected,
     Recognized,
-    RoundStarted,
     Score,
 )
 from buzzer.arbiter.events import (
     HOST_COMMANDS,
     Bid,
     BidderPick,
-    BonusReply,
     CatGive,
     CatPicture,
     CatPrice,
-    Correction,
     Judge,
-    Objection,
     Pass,
     Pause,
     ReadingEnd,
     ReadingStart,
     Resume,
     Select,
-    Substitute,
     Timeout,
 )
 from buzzer.arbiter.machine import PAUSED, Arbiter, Phase, SequenceError
-from buzzer.arbiter.params import DEFAULT_SETTLE_NS
-from rules.board import Board, BoardError, RoundSpec
+from rules.board import Board, BoardError
+from rules.corrections import HostCorrections
 from rules.final import FinalRound
-from rules.profiles import RuleSystem
+from rules.rounds import RoundClock
+from rules.setup import GameSetup as GameSetup  # the header, where its users import it from
 from rules.snapshot import GameSnapshot
 from rules.snapshot_build import game_snapshot
 from rules.specials.bidding import Bidding
-from rules.specials.bonus import BonusContest, BonusResult
+from rules.specials.bonus import BonusContest
+from rules.specials.bonus_round import BonusRound
 from rules.specials.cat import CatInBag
-from rules.specials.params import (
-    FirstChooserRule,
-    RoundChooser,
-    TieBreak,
-    picture_series_problem,
-)
+from rules.specials.params import FirstChooserRule
 from rules.specials.stake import StakeQuestion
 from rules.state import Shootout, SpecialKind, Stage, Verdict
 
-#: (round 1-based, theme 1-based, price) → the special question in that cell.
-SpecialCells = Mapping[tuple[int, int, int], SpecialKind]
 
-
-@dataclass(frozen=True, slots=True)
-class GameSetup:
-    """What a game is: the journal header, validated."""
-
-    rules: RuleSystem
-    players: tuple[str, ...]
-    chooser: int | None = None
-    seed: int | str = 0
-    settle_ns: int = DEFAULT_SETTLE_NS
-    rounds: tuple[RoundSpec, ...] | None = None
-    specials: SpecialCells = field(default_factory=lambda: MappingProxyType({}))
-    #: Themes offered in the final (default: the rule system's).
-    final_themes: int | None = None
-    #: Players' birth dates as ISO strings (TV-G-4: the youngest chooses first).
-    birth_dates: tuple[str, ...] | None = None
-    #: The grandmaster's seat at the central table (TV-G-4 since Sep 2001).
-    central_seat: int | None = None
-    #: TV-S-CAT-5: picture-series cats, cell → the value after picture 1, 2, …
-    cat_series: Mapping[tuple[int, int, int], tuple[int, ...]] = field(
-        default_factory=lambda: MappingProxyType({})
-    )
-    #: SER-CARRY: each seat's score at the start (a series game that carries the
-    #: previous game's end scores); None: the rule system's ``start_score``.
-    start_scores: tuple[int, ...] | None = None
-
-    def __post_init__(self) -> None:
-        if not self.players:
-            raise ValueError("a game needs at least one player")
-        if self.start_scores is not None and len(self.start_scores) != len(self.players):
-            raise ValueError(
-                f"start_scores must give {len(self.players)} scores, one per player,"
-                f" got {len(self.start_scores)}"
-            )
-        if self.chooser is not None and not 1 <= self.chooser <= len(self.players):
-            raise ValueError(f"chooser must be a seat 1..{len(self.players)}")
-        rules = self.rules
-        for (round_no, theme, price), kind in self.specials.items():
-            where = f"round {round_no}, theme {theme}, price {price}"
-            if kind is SpecialKind.STAKE and rules.stake is None:
-                raise ValueError(f"{where}: {rules.id} has no stake questions")
-            if kind is SpecialKind.CAT and rules.cat is None:
-                raise ValueError(f"{where}: {rules.id} has no cats in the bag")
-            if kind is SpecialKind.SPONSOR and rules.sponsor_multiplier is None:
-                raise ValueError(f"{where}: {rules.id} has no sponsor questions")
-        for cell, series in self.cat_series.items():
-            where = "round {}, theme {}, price {}".format(*cell)
-            if self.specials.get(cell) is not SpecialKind.CAT:
-                raise ValueError(f"{where}: a picture series (TV-S-CAT-5) is only for a cat")
-            problem = picture_series_problem(series)
-            if problem is not None:
-                raise ValueError(f"{where}: {problem}")
-
-
-class Game(FinalRound):
+class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
     """One game's state; every input handler appends its decisions to ``out``."""
 
     def __init__(self, setup: GameSetup, out: list[Decision]) -> None:
@@ -469,24 +415,7 @@ class Game(FinalRound):
         """Time has reached ``t``: fire the deadlines before it."""
         if self.paused_at is not None:
             return  # A-G-D1: no clock runs during a pause
-        warning = self._round_warning_at()
-        if warning is not None and warning < t:
-            # TV-H-1994-10: the signal sounds whatever is being played; it decides nothing
-            self.round_warned = self.board.round_index
-            left = (self.rules.round_warning_ns or 0) / 1e9
-            out.append(
-                Note(
-                    warning,
-                    "round_warning",
-                    (("round", self.board.round_index + 1), ("left_s", left)),
-                )
-            )
-        gong = self._gong_in_play()
-        if gong is not None and gong < t and not self._window_closes_before(gong, t):
-            # TV-G-6: the gong sounds at its time; the question in play goes on and
-            # is completed, then the rest of the round is struck (_check_round_clock).
-            self.round_gonged = self.board.round_index
-            out.append(Note(gong, "round_time_up", (("round", self.board.round_index + 1),)))
+        self._sound_round_clock(t, out)
         if self.stage is Stage.QUESTION and self.arbiter.advance(t, out):
             closes_at = self.arbiter.closes_at
             assert closes_at is not None
@@ -592,74 +521,6 @@ class Game(FinalRound):
             # the time to think starts again, if it runs (from the reading's end)
             self.special_deadline = item.t + cat.rules.answer_time_ns
 
-    def _on_correction(self, item: Correction, out: list[Decision]) -> None:
-        out.append(
-            Note(
-                item.t,
-                "correction",
-                (("seat", item.seat), ("delta", item.delta), ("reason", item.reason)),
-            )
-        )
-        self._add(item.t, item.seat, item.delta, out)
-
-    def _on_substitute(self, item: Substitute, out: list[Decision]) -> None:
-        """SER-CC1-SUB (seed 002, June 2002): a grandmaster may be replaced before
-        round 3. Between round 2's end and round 3's first select, another player
-        takes the seat and plays on with its score; the journal's note names both.
-        DEFAULT: in any game with a third round (the host knows the format)."""
-        board = self.board
-        if len(board.rounds) < 3:
-            raise SequenceError(
-                f"a substitute comes in before round 3 (SER-CC1-SUB): this game has "
-                f"{len(board.rounds)} round(s)"
-            )
-        between = (
-            self.stage is Stage.BOARD
-            and self.shootout is None
-            and board.round_index == 1
-            and board.round_done
-        )
-        if not between:
-            raise SequenceError(
-                "a substitute comes in only between round 2 and round 3, before round 3's "
-                f"first question (SER-CC1-SUB): now it is round {board.round_index + 1}, "
-                f"{self.stage.value}"
-            )
-        name = " ".join(item.name.split())
-        old = self.names[item.seat - 1]
-        if not name:
-            raise SequenceError("the substitute's name is empty")
-        if name in self.names:
-            raise SequenceError(f"{name} already plays at seat {self.names.index(name) + 1}")
-        self.names[item.seat - 1] = name
-        out.append(Note(item.t, "substitute", (("seat", item.seat), ("out", old), ("in", name))))
-
-    def _on_objection(self, item: Objection, out: list[Decision]) -> None:
-        """TOUR-3.7 DEFAULT: an accepted objection turns that seat's −v into +v; the
-        objector chooses next only if nobody else answered this question right."""
-        if not self.objections_open:
-            raise SequenceError(
-                "objections are accepted only after a question closes and before the next "
-                "is selected (TOUR-3.7)"
-            )
-        verdict = next(
-            (v for v in self.verdicts if v.seat == item.seat and v.delta < v.right_delta), None
-        )
-        if verdict is None:
-            raise SequenceError(f"seat {item.seat} was not ruled wrong on the last question")
-        self.verdicts = [
-            Verdict(v.seat, v.right_delta, v.right_delta) if v is verdict else v
-            for v in self.verdicts
-        ]
-        out.append(Note(item.t, "objection", (("seat", item.seat),)))
-        self._add(item.t, item.seat, verdict.right_delta - verdict.delta, out)
-        others_right = any(v.delta == v.right_delta for v in self.verdicts if v.seat != item.seat)
-        if self.chooser is not None and not others_right and self.shootout is None:
-            self.chooser = item.seat
-            out.append(Chooser(item.t, item.seat))
-        if self._final_pristine:
-            self._reconsider_final(item.t, out)
-
     # -- special questions ---------------------------------------------------
 
     def _open_stake(self, t: int, price: int, out: list[Decision]) -> None:
@@ -714,104 +575,6 @@ class Game(FinalRound):
         # TV-S-0c, C2003-2.4.6f: whoever played it chooses next, right or wrong.
         self._close_question(t, seat, out)
 
-    # -- the 1995 bonus contest (TV-H-1995-03) --------------------------------
-
-    def _offer_bonus(self, t: int, out: list[Decision]) -> None:
-        """Offer the contest once its round is over, if another round follows.
-
-        The leader is asked first, then second and third place (DEFAULT;
-        equal scores in an order drawn by lot). Decided (docs/rules.md): the
-        offer closes objections on the round's last question, so the leader
-        asked is the leader who plays.
-        """
-        rules = self.rules.bonus
-        board = self.board
-        if (
-            rules is None
-            or self.bonus_offered
-            or self.shootout is not None
-            or self.stage is not Stage.BOARD
-            or board.round_index + 1 != rules.after_round
-            or not board.round_done
-            or board.exhausted
-        ):
-            return
-        self.bonus_offered = True
-        self.objections_open = False
-        order = self._descending_by_score(sorted(self.scores))
-        self.bonus = BonusContest(rules, order)
-        self.stage = Stage.BONUS_OFFER
-        out.append(Note(t, "bonus_offer", (("seat", order[0]), ("place", 1))))
-
-    def _descending_by_score(self, seats: list[int]) -> list[int]:
-        """Highest score first; equal scores in an order drawn by lot (the seeded
-        random stream is drawn from only when there is a tie to break)."""
-        order: list[int] = []
-        for score in sorted({self.scores[s] for s in seats}, reverse=True):
-            tied = [s for s in seats if self.scores[s] == score]
-            while len(tied) > 1:
-                pick = self.draw(tied)
-                order.append(pick)
-                tied.remove(pick)
-            order.extend(tied)
-        return order
-
-    def _skip_bonus(self, t: int, out: list[Decision]) -> None:
-        """A select while the contest is being offered: the host moved on, so
-        nobody plays it (``bonus_not_played``), as a select ends an open window."""
-        if self.stage is Stage.BONUS_OFFER:
-            out.append(Note(t, "bonus_not_played", (("skipped", True),)))
-            self._end_bonus()
-
-    def _on_bonus(self, item: BonusReply, out: list[Decision]) -> None:
-        self._expect(Stage.BONUS_OFFER, "bonus")
-        contest = self.bonus
-        assert contest is not None
-        t = item.t
-        seat = contest.reply(item.accept)
-        if item.accept:
-            self.stage = Stage.BONUS
-            self.answerer = seat
-            out.append(
-                Note(t, "bonus_accepted", (("seat", seat), ("questions", contest.rules.questions)))
-            )
-            out.append(Recognized(t, seat))  # the one player who answers (A-G4)
-            return
-        out.append(Note(t, "bonus_declined", (("seat", seat),)))
-        following = contest.offered
-        if following is None:
-            out.append(Note(t, "bonus_not_played"))
-            self._end_bonus()
-            return
-        out.append(Note(t, "bonus_offer", (("seat", following), ("place", contest.place))))
-
-    def _judge_bonus(self, t: int, correct: bool, out: list[Decision]) -> None:
-        contest = self.bonus
-        seat = self.answerer
-        assert contest is not None and seat is not None
-        result = contest.answer(correct)
-        number = contest.right + (0 if correct else 1)
-        out.append(
-            Note(t, "bonus_answer", (("seat", seat), ("number", number), ("correct", correct)))
-        )
-        if result is BonusResult.GOES_ON:
-            return
-        if result is BonusResult.WON:
-            out.append(Note(t, "bonus_won", (("seat", seat), ("prize", "trip"))))
-        else:
-            # "The leader's score becomes 0 for the Red round" (TV-H-1995-03).
-            if self.scores[seat] != 0:
-                self._add(t, seat, -self.scores[seat], out)
-            out.append(Note(t, "bonus_lost", (("seat", seat),)))
-        self._end_bonus()
-
-    def _end_bonus(self) -> None:
-        """Back to the board: the next select starts the next round (its chooser the
-        lowest score, as after any round)."""
-        self.bonus = None
-        self.answerer = None
-        self.stage = Stage.BOARD
-
     # -- rounds, the final, the shootout ------------------------------------
 
     def _close_question(self, t: int, next_chooser: int | None, out: list[Decision]) -> None:
@@ -839,96 +602,6 @@ class Game(FinalRound):
             self._end_main_rounds(t, out)
         else:
             self._offer_bonus(t, out)
-
-    def _round_clock_end(self) -> int | None:
-        """When the current round's clock runs out (TV-G-6), if it has one and it runs."""
-        clock = self.rules.round_clock_ns
-        started = self.round_started_at
-        if clock is None or started is None or self.shootout is not None:
-            return None
-        if self.board.round_done:
-            return None
-        return started + clock
-
-    def _round_warning_at(self) -> int | None:
-        """When this round's warning signal sounds (TV-H-1994-10), if it is still to come."""
-        before = self.rules.round_warning_ns
-        if before is None or self.round_warned == self.board.round_index:
-            return None
-        end = self._round_clock_end()
-        return None if end is None else end - before
-
-    def _gong_in_play(self) -> int | None:
-        """When the round clock runs out during the question in play (TV-G-6), if it
-        is still to sound then; None between questions (``_check_round_clock``).
-
-        Not for the round's last question: that round ends with it anyway, and
-        no gong was ever given for a round played to its end.
-        """
-        if self.stage is Stage.BOARD or self.cell is None:
-            return None
-        if self.round_gonged == self.board.round_index:
-            return None
-        board = self.board
-        spec = board.current
-        if self.cell not in board.played and len(board.played) + 1 == len(spec.themes) * len(
-            spec.prices
-        ):
-            return None
-        return self._round_clock_end()
-
-    def _window_closes_before(self, gong: int, t: int) -> bool:
-        """Does the open press window run out (before ``t``) earlier than the gong? Then
-        the question ends first, and the gong comes between questions."""
-        arbiter = self.arbiter
-        if self.stage not in (Stage.QUESTION, Stage.BIDDING) or arbiter.phase is not Phase.OPEN:
-            return False
-        closes_at = arbiter.closes_at
-        return closes_at is not None and closes_at < t and closes_at < gong
-
-    def _check_round_clock(self, t: int, out: list[Decision]) -> None:
-        """TV-G-6 DEFAULT: the clock runs from the round's first question; the gong
-        sounds when it runs out (``round_time_up`` at that instant; during a question,
-        :meth:`advance` gives it then), a question in progress at expiry is completed,
-        and the rest of the round is not played. Called between questions only (at
-        ``t``, the instant time reached)."""
-        end = self._round_clock_end()
-        if end is None or t < end:
-            return
-        if self.round_gonged != self.board.round_index:
-            out.append(Note(end, "round_time_up", (("round", self.board.round_index + 1),)))
-        spec = self.board.current
-        for theme in range(1, len(spec.themes) + 1):
-            for price in spec.prices:
-                self.board.mark_played(theme, price)
-        if self.board.exhausted:
-            self._end_main_rounds(max(t, end), out)
-        else:
-            self._offer_bonus(max(t, end), out)
-
-    def _next_round(self, t: int, out: list[Decision]) -> bool:
-        """Move to the next round of the board; False when none is left."""
-        if not self.board.next_round():
-            return False
-        self.round_started_at = None
-        out.append(RoundStarted(t, self.board.round_index + 1, self.board.current.name))
-        if self.chooser is not None and self.rules.round_chooser is RoundChooser.LOWEST_SCORE:
-            # C2003-2.3.2, TV-G-4: the lowest score chooses first; a tie by lot.
-            low = min(self.scores.values())
-            tied = [s for s in sorted(self.scores) if self.scores[s] == low]
-            youngest = None
-            if len(tied) > 1 and self.rules.round_tie_break is TieBreak.YOUNGEST:
-                youngest = self._youngest(tied)
-            if len(tied) == 1:
-                self.chooser = tied[0]
-            elif youngest is not None:
-                self.chooser = youngest
-                out.append(Note(t, "youngest", (("seats", tied), ("winner", youngest))))
-            else:
-                self.chooser = self.draw(tied)
-                out.append(Note(t, "lot", (("seats", tied), ("winner", self.chooser))))
-            out.append(Chooser(t, self.chooser))
-        return True
 
     # -- helpers -------------------------------------------------------------
 
