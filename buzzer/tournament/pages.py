@@ -2,18 +2,21 @@
 
 :func:`standings_data` is what ``GET /api/standings`` answers (and what the
 pages are drawn from): the individual and team tables, each player's
-statistics when the server has them, the recorded games. :func:`render_tables`
-draws them as HTML tables, the same markup on ``/`` and ``/print``, every text
-escaped; :data:`STYLE`, :data:`PRINT_STYLE` and :data:`SCRIPT` are the pages'
-style and script, served as files (the Content-Security-Policy allows no
-inline code). :data:`LABELS`: the pages' words in Russian and English.
+statistics when the server has them, the recorded games. :func:`render_tables`,
+:func:`render_standings` and :func:`render_print` draw them as HTML from the
+Jinja2 templates in ``templates/`` (the tables the same markup on ``/``,
+``/print`` and ``/tables``), every value escaped by autoescape; :data:`STYLE`,
+:data:`PRINT_STYLE` and :data:`SCRIPT` are the pages' style and script, served
+as files (the Content-Security-Policy allows no inline code). :data:`LABELS`:
+the pages' words in Russian and English.
 """
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import Any
+
+import jinja2
 
 from buzzer.tournament.statistics import (
     GameStatistics,
@@ -190,125 +193,62 @@ def standings_data(
     }
 
 
-def escaped(value: object) -> str:
-    return html.escape("" if value is None else str(value))
+def _shown(value: object) -> object:
+    """Nothing for ``None`` (a player with no team, a game with no stage), as before."""
+    return "" if value is None else value
+
+
+#: The pages' templates (``buzzer/tournament/templates/``): every value escaped by
+#: Jinja2's autoescape (names, teams and titles are anyone's input; none is ever
+#: marked safe), and a variable a template names but is not given is an error.
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.PackageLoader("buzzer.tournament", "templates"),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    finalize=_shown,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+TEMPLATES.filters["milliseconds"] = milliseconds
+
+
+def _tables_context(data: dict[str, Any], labels: dict[str, str]) -> dict[str, Any]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in data["players"]:
+        groups.setdefault(row["age_group"], []).append(row)
+    statistics = [p for p in data["players"] if p.get("statistics") and p["statistics"]["games"]]
+    return {"data": data, "labels": labels, "groups": groups, "statistics": statistics}
 
 
 def render_tables(data: dict[str, Any], labels: dict[str, str]) -> str:
     """The standings as HTML tables (the same markup on ``/`` and ``/print``): the
     individual tables, the teams', each player's statistics (when the server has
-    them) and the recorded games with links to their reports."""
-    out: list[str] = [f"<p>{escaped(labels['recorded'])}: {data['games_recorded']}</p>"]
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for row in data["players"]:
-        groups.setdefault(row["age_group"], []).append(row)
-    for group, rows in groups.items():
-        out.append(f"<h2>{escaped(labels['individual'])}: {escaped(labels.get(group, group))}</h2>")
-        out.append(
-            "<table><thead><tr>"
-            + "".join(
-                f"<th>{escaped(labels[k])}</th>"
-                for k in ("rank", "name", "team", "stage", "last_place", "games", "points")
-            )
-            + "</tr></thead><tbody>"
-        )
-        for r in rows:
-            cells = (
-                r["rank"],
-                r["name"],
-                r["team"] or "",
-                r["stage"] or "",
-                "—" if r["last_place"] is None else r["last_place"],
-                r["games"],
-                r["points"],
-            )
-            out.append("<tr>" + "".join(f"<td>{escaped(c)}</td>" for c in cells) + "</tr>")
-        out.append("</tbody></table>")
-    out.append(f"<h2>{escaped(labels['teams'])}</h2>")
-    if not data["teams"]:
-        out.append(f"<p>{escaped(labels['none'])}</p>")
-    else:
-        out.append(
-            "<table><thead><tr>"
-            + "".join(
-                f"<th>{escaped(labels[k])}</th>"
-                for k in ("rank", "team", "team_points", "players", "sum")
-            )
-            + "</tr></thead><tbody>"
-        )
-        for t in data["teams"]:
-            team_cells = (t["rank"], t["team"], t["points"], t["players"], t["individual_sum"])
-            out.append("<tr>" + "".join(f"<td>{escaped(c)}</td>" for c in team_cells) + "</tr>")
-        out.append("</tbody></table>")
-    out.extend(_render_statistics(data, labels))
-    out.extend(_render_games(data, labels))
-    return "\n".join(out)
+    them) and the recorded games with links to their reports (``tables.html``)."""
+    return TEMPLATES.get_template("tables.html").render(_tables_context(data, labels))
 
 
-def _render_statistics(data: dict[str, Any], labels: dict[str, str]) -> list[str]:
-    rows = [p for p in data["players"] if p.get("statistics") and p["statistics"]["games"]]
-    if not rows:
-        return []
-    out = [
-        f'<h2 id="statistics">{escaped(labels["statistics"])}</h2>',
-        '<table class="statistics"><thead><tr>'
-        + "".join(
-            f"<th>{escaped(labels[k])}</th>"
-            for k in (
-                "name",
-                "games",
-                "per_game",
-                "right",
-                "wrong",
-                "median",
-                "best",
-                "false_starts",
-            )
-        )
-        + "</tr></thead><tbody>",
-    ]
-    for p in rows:
-        s = p["statistics"]
-        journaled = s["games_with_journal"] > 0
-        cells = (
-            p["name"],
-            s["games"],
-            s["points_per_game"],
-            s["right"] if journaled else "—",
-            s["wrong"] if journaled else "—",
-            milliseconds(s["reaction_median_us"]) or "—",
-            milliseconds(s["reaction_best_us"]) or "—",
-            s["false_starts"] if journaled else "—",
-        )
-        out.append("<tr>" + "".join(f"<td>{escaped(c)}</td>" for c in cells) + "</tr>")
-    out.append("</tbody></table>")
-    return out
+def render_standings(
+    data: dict[str, Any], labels: dict[str, str], *, lang: str, heading: str, poll_ms: int
+) -> str:
+    """``/``: the tables with the links to the printable page and the CSV, and the
+    script (a file) that redraws them from ``/tables`` (``standings.html``)."""
+    return TEMPLATES.get_template("standings.html").render(
+        _tables_context(data, labels),
+        lang=lang,
+        heading=heading,
+        style="standings.css",
+        version=str(data["version"]),
+        poll_ms=poll_ms,
+    )
 
 
-def _render_games(data: dict[str, Any], labels: dict[str, str]) -> list[str]:
-    games = data.get("games") or []
-    if not games:
-        return []
-    out = [
-        f'<h2 id="games">{escaped(labels["games_list"])}</h2>',
-        '<table class="games"><thead><tr>'
-        + "".join(f"<th>{escaped(labels[k])}</th>" for k in ("game", "stage", "result", "report"))
-        + "</tr></thead><tbody>",
-    ]
-    for g in games:
-        result = ", ".join(f"{s['name']} {s['score']}" for s in g["seats"])
-        link = (
-            f'<a href="games/{int(g["id"])}/report">{escaped(labels["open_report"])}</a>'
-            if g["report"]
-            else "—"
-        )
-        stage = "SF" if g["superfinal"] else g["stage"]
-        out.append(
-            f"<tr><td>{int(g['id'])}</td><td>{escaped(stage)}</td><td>{escaped(result)}</td>"
-            f"<td>{link}</td></tr>"
-        )
-    out.append("</tbody></table>")
-    return out
+def render_print(
+    data: dict[str, Any], labels: dict[str, str], *, lang: str, heading: str, stamp: str
+) -> str:
+    """``/print``: the tables for paper, stamped, no script (``print.html``)."""
+    return TEMPLATES.get_template("print.html").render(
+        _tables_context(data, labels), lang=lang, heading=heading, style="print.css", stamp=stamp
+    )
 
 
 STYLE = """

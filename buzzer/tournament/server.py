@@ -99,7 +99,8 @@ from buzzer.tournament.pages import (
     PRINT_STYLE,
     SCRIPT,
     STYLE,
-    escaped,
+    render_print,
+    render_standings,
     render_tables,
     standings_data,
 )
@@ -295,16 +296,6 @@ def create_tournament_app(
         data = _data()
         return render_tables(data, labels), str(data["version"])
 
-    def _page(body: str, style: str, extra_head: str = "", attrs: str = "") -> str:
-        # The style and the script are files (no inline code: the CSP allows none).
-        return (
-            f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
-            f'<title>{escaped(heading)}</title><link rel="icon" href="data:,">'
-            f'<link rel="stylesheet" href="{style}">'
-            f"{extra_head}</head>"
-            f"<body{attrs}><h1>{escaped(heading)}</h1>{body}</body></html>"
-        )
-
     def room_auth(room: str, authorization: str | None, client: str) -> None:
         """429/401/403 before the body is looked at."""
         wait = tries.retry_after(client)
@@ -484,29 +475,15 @@ def create_tournament_app(
 
     @app.get("/", include_in_schema=False)
     def index() -> HTMLResponse:
-        tables, version = _tables()
-        body = (
-            f'<p><a href="print">{escaped(labels["print"])}</a> · '
-            f'<a href="standings.csv">{escaped(labels["csv"])}</a> · {escaped(labels["updated"])}: '
-            f'<span id="updated">—</span></p><div id="tables">{tables}</div>'
-            '<script src="standings.js"></script>'
+        page = render_standings(
+            _data(), labels, lang=lang, heading=heading, poll_ms=int(POLL_SECONDS * 1000)
         )
-        poll_ms = int(POLL_SECONDS * 1000)
-        return HTMLResponse(
-            _page(
-                body,
-                "standings.css",
-                attrs=f' data-version="{escaped(version)}" data-poll-ms="{poll_ms}"',
-            ),
-            headers={"Cache-Control": "no-store"},
-        )
+        return HTMLResponse(page, headers={"Cache-Control": "no-store"})
 
     @app.get("/print", include_in_schema=False)
     def printable() -> HTMLResponse:
-        tables, _ = _tables()
         stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-        body = f"<p>{escaped(labels['updated'])}: {escaped(stamp)}</p>{tables}"
-        return HTMLResponse(_page(body, "print.css"))
+        return HTMLResponse(render_print(_data(), labels, lang=lang, heading=heading, stamp=stamp))
 
     def _asset(text: str, media_type: str) -> Response:
         return Response(text, media_type=media_type, headers={"Cache-Control": "no-cache"})

@@ -5,7 +5,9 @@ addresses) and through the real ``svoyak`` on real files: an out-of-range
 game number is 422 (never a 500), wrong room tokens are limited per address
 and overall, and another program's SQLite file or an empty file given as the
 tournament's database is left byte for byte and mtime as it was by every
-command.
+command. Hostile names, a team and a title (markup, an event handler, quotes,
+template syntax) are shown as text on every page (``/``, ``/print``,
+``/tables``, in Russian and English): the templates' autoescape.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
 
 import httpx
@@ -23,8 +26,10 @@ import pytest
 
 from buzzer.attempts import FailureLimit
 from buzzer.panel.server import BackgroundServer
+from buzzer.tournament.records import DrawnGame, StoredJournal
 from buzzer.tournament.server import create_tournament_app, issue_token
-from buzzer.tournament.store import APPLICATION_ID, TournamentStore
+from buzzer.tournament.statistics import SeatStatistics
+from buzzer.tournament.store import APPLICATION_ID, TournamentStore, record_game_result
 from rules.tournament.registration import Player
 from tests.buzzer.tournament.test_tournament_server import TEAMS, journal
 from tests.support.http import http_client
@@ -201,3 +206,138 @@ def test_a_tournament_file_that_cannot_be_read_is_a_message_not_a_traceback() ->
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
     assert "cannot read the tournament database /proc/self/mem" in done.stderr
+
+
+# The pages (Jinja2 templates with autoescape, issue 39 item 3): anyone's names as text.
+
+#: Names and a team that a hostile registration could give: markup, an event handler,
+#: quotes that would close an attribute, and template syntax that must never be run.
+HOSTILE_NAMES = (
+    "<img src=x onerror=alert(1)>",
+    "{{7*7}}",
+    "\"'><script>alert(1)</script>",
+    "{% for x in range(3) %}x{% endfor %}",
+)
+HOSTILE_TEAM = "<i>Команда</i> {{ 7*7 }} &amp; \"'"
+HOSTILE_TITLE = '<b>Кубок</b> {{7*7}} "onmouseover=alert(1)'
+
+
+class PageParts(HTMLParser):
+    """A page as a browser reads it: its elements with their attributes, and the text of
+    each cell, title and heading (character references resolved)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+        self.texts: dict[str, list[str]] = {}
+        self._open: list[str] = []
+        self._text: list[str] = []
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, attrs))
+        if tag in ("td", "th", "title", "h1", "h2", "a", "p"):
+            self._open.append(tag)
+            self._text.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open and self._open[-1] == tag:
+            self._open.pop()
+            text = self._text.pop()
+            self.texts.setdefault(tag, []).append(text)
+            if self._text:
+                self._text[-1] += text
+
+    def handle_data(self, data: str) -> None:
+        if self._text:
+            self._text[-1] += data
+
+
+def shown_cells(text: str) -> list[str]:
+    """The text of every table cell of a page, as a browser shows it."""
+    return PageParts(text).texts.get("td", [])
+
+
+@pytest.fixture
+def hostile_cup(tmp_path: Path) -> tuple[Path, DrawnGame]:
+    """Every name of the first game hostile (and one in a team), the game recorded."""
+    path = tmp_path / "cup.sqlite"
+    teams = {
+        HOSTILE_TEAM: [HOSTILE_NAMES[0], HOSTILE_NAMES[1], "Вера"],
+        "Green": [HOSTILE_NAMES[2], HOSTILE_NAMES[3], "Ефим"],
+        "Blue": ["Жанна", "Зоя", "Игорь"],
+    }
+    with TournamentStore.create(path, datetime.date(2026, 9, 1)) as store:
+        for team, names in teams.items():
+            for i, name in enumerate(names):
+                # One of each team senior: both groups' tables are drawn.
+                born = datetime.date(2010 if i == 2 else 2012, i + 1, 15)
+                store.register(Player(name, born, "Тверь", team))
+        games = store.draw_next(seed=7)
+        game = next(g for g in games if HOSTILE_NAMES[0] in g.players)
+        record_game_result(store, game.id, journal(game.players, 1))
+    return path, game
+
+
+def _statistics(kept: StoredJournal) -> tuple[SeatStatistics, ...]:
+    return tuple(SeatStatistics((250_000,), 0, 1, 0) for _ in range(3))
+
+
+def _report(kept: StoredJournal, lang: str) -> str:
+    return f'<!doctype html><html lang="{lang}"><p>report</p></html>'
+
+
+@pytest.mark.parametrize("lang", ["ru", "en"])
+def test_every_page_shows_hostile_names_as_text(
+    hostile_cup: tuple[Path, DrawnGame], lang: str
+) -> None:
+    """/, /print and /tables: each hostile name is the whole text of its cells (in the
+    standings, the statistics and the games list), the title its title and heading;
+    none adds an element, an attribute or a script, and ``{{7*7}}`` is never 49."""
+    path, game = hostile_cup
+    first, *others = game.players
+    app = create_tournament_app(
+        path, lang=lang, title=HOSTILE_TITLE, statistics=_statistics, report=_report
+    )
+    with BackgroundServer(app) as background, http_client(timeout=10) as client:
+        pages = {p: client.get(background.url + p) for p in ("/", "/print", "/tables")}
+    for name, answer in pages.items():
+        assert answer.status_code == 200, (name, answer.text)
+        parts = PageParts(answer.text)
+        cells = parts.texts["td"]
+        for hostile in HOSTILE_NAMES:
+            # Its row in the standings, and in the statistics if it played.
+            expected = 2 if hostile in game.players else 1
+            assert cells.count(hostile) == expected, (name, hostile, cells)
+        # Its three players' rows and its own in the team table.
+        assert cells.count(HOSTILE_TEAM) == 4, (name, cells)
+        # The games list: the score of each seat after its name.
+        assert f"{first} 10, {others[0]} 0, {others[1]} 0" in cells, (name, cells)
+        assert not any("49" in c for c in cells), (name, cells)
+        assert ("href", f"games/{game.id}/report") in [a for _, attrs in parts.tags for a in attrs]
+        # Only the page's own elements: no <img>, no inline script, no event handler.
+        tags = {tag for tag, _ in parts.tags}
+        assert tags <= {
+            "html", "head", "meta", "title", "link", "body", "h1", "h2", "p", "a", "span",
+            "div", "script", "table", "thead", "tbody", "tr", "th", "td",
+        }, (name, tags)  # fmt: skip
+        for tag, attrs in parts.tags:
+            assert not any(k.startswith("on") for k, _ in attrs), (name, tag, attrs)
+            if tag == "script":
+                assert attrs == [("src", "standings.js")] and name == "/", (name, attrs)
+        if name != "/tables":
+            assert parts.texts["title"] == [HOSTILE_TITLE] == parts.texts["h1"], name
+            html_tag = next(attrs for tag, attrs in parts.tags if tag == "html")
+            assert html_tag == [("lang", lang)]
+
+
+def test_the_templates_escape_by_default_and_refuse_a_missing_variable() -> None:
+    from jinja2 import UndefinedError
+
+    from buzzer.tournament.pages import TEMPLATES
+
+    shown = TEMPLATES.from_string("<td>{{ name }}</td>").render(name=HOSTILE_NAMES[0])
+    assert shown == "<td>&lt;img src=x onerror=alert(1)&gt;</td>"
+    with pytest.raises(UndefinedError):
+        TEMPLATES.get_template("tables.html").render(labels={}, groups={})
