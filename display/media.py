@@ -3,7 +3,7 @@
 A package is untrusted input, and a picture is the easiest way to hurt a
 board: a 30 KB PNG can claim 50 000 × 50 000 pixels and make the decoder ask
 for ten gigabytes. So a picture is read from the package with a byte limit,
-its size is read from the file's own header *before* decoding (PNG, JPEG,
+its size is read from the file's own header *before* decoding (by Pillow; PNG, JPEG,
 GIF, BMP, WebP — the formats SIGame packages use; anything else is refused),
 and only then handed to ``pygame.image.load``. A picture that cannot be
 shown becomes ``None``: the renderer draws a placeholder that says so, and
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol
 
@@ -63,89 +62,29 @@ class MediaError(SvoyakError):
 # -- pictures ------------------------------------------------------------------------------
 
 
-def _png(data: bytes) -> tuple[int, int] | None:
-    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR" or len(data) < 24:
-        return None
-    width, height = struct.unpack(">II", data[16:24])
-    return int(width), int(height)
-
-
-def _gif(data: bytes) -> tuple[int, int] | None:
-    if data[:6] not in (b"GIF87a", b"GIF89a") or len(data) < 10:
-        return None
-    width, height = struct.unpack("<HH", data[6:10])
-    return int(width), int(height)
-
-
-def _bmp(data: bytes) -> tuple[int, int] | None:
-    if data[:2] != b"BM" or len(data) < 26:
-        return None
-    (header,) = struct.unpack("<I", data[14:18])
-    if header == 12:
-        width, height = struct.unpack("<HH", data[18:22])
-    else:
-        width, height = struct.unpack("<ii", data[18:26])
-    return abs(int(width)), abs(int(height))
-
-
-_JPEG_SOF: Final = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}
-
-
-def _jpeg(data: bytes) -> tuple[int, int] | None:
-    if data[:2] != b"\xff\xd8":
-        return None
-    i = 2
-    n = len(data)
-    while i + 4 <= n:
-        if data[i] != 0xFF:
-            return None
-        marker = data[i + 1]
-        if marker == 0xFF:  # fill bytes before a marker
-            i += 1
-            continue
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # no length
-            i += 2
-            continue
-        (length,) = struct.unpack(">H", data[i + 2 : i + 4])
-        if marker in _JPEG_SOF:
-            if i + 9 > n:
-                return None
-            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
-            return int(width), int(height)
-        if length < 2:
-            return None
-        i += 2 + length
-    return None
-
-
-def _webp(data: bytes) -> tuple[int, int] | None:
-    if data[:4] != b"RIFF" or data[8:12] != b"WEBP" or len(data) < 30:
-        return None
-    chunk = data[12:16]
-    if chunk == b"VP8 ":
-        width, height = struct.unpack("<HH", data[26:30])
-        return int(width) & 0x3FFF, int(height) & 0x3FFF
-    if chunk == b"VP8L":
-        bits = int.from_bytes(data[21:25], "little")
-        return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
-    if chunk == b"VP8X":
-        width = int.from_bytes(data[24:27], "little") + 1
-        height = int.from_bytes(data[27:30], "little") + 1
-        return width, height
-    return None
+#: The formats a board picture may have (Pillow's names): the ones SIGame packages use.
+IMAGE_FORMATS: Final = ("PNG", "JPEG", "GIF", "BMP", "WEBP")
 
 
 def image_size(data: bytes) -> tuple[int, int] | None:
     """(width, height) from a picture's header, or None when the format is not one we take.
 
     Read before decoding, so that a picture claiming billions of pixels is
-    refused without allocating them.
+    refused without allocating them. Pillow reads it (``Image.open`` parses the
+    header and decodes nothing until asked): the maintained reader of these
+    formats' headers, rather than five hand-written parsers. Its own pixel
+    limit is turned off here: :func:`decode_image` applies
+    :data:`MAX_IMAGE_PIXELS` with a message the technician can act on.
     """
-    for probe in (_png, _jpeg, _gif, _webp, _bmp):
-        size = probe(data)
-        if size is not None:
-            return size
-    return None
+    from PIL import Image
+
+    Image.MAX_IMAGE_PIXELS = None
+    try:
+        with Image.open(io.BytesIO(data), formats=IMAGE_FORMATS) as image:
+            width, height = image.size
+            return int(width), int(height)
+    except Exception:  # an untrusted file: whatever the reader says, it is not taken
+        return None
 
 
 def decode_image(data: bytes, name: str = "") -> pygame.Surface:
@@ -162,9 +101,7 @@ def decode_image(data: bytes, name: str = "") -> pygame.Surface:
     size = image_size(data)
     if size is None:
         raise MediaError(f"{name}: not a PNG, JPEG, GIF, BMP or WebP picture")
-    width, height = size
-    if width <= 0 or height <= 0:
-        raise MediaError(f"{name}: declares an empty picture ({width}×{height})")
+    width, height = size  # never 0: the reader refuses a picture that declares no pixels
     if width * height > MAX_IMAGE_PIXELS:
         raise MediaError(
             f"{name}: {width}×{height} pixels, over the limit of {MAX_IMAGE_PIXELS} pixels"
