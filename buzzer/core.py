@@ -196,6 +196,7 @@ class GameCore:
             "next_round": None,
             "stake_min": rules.final.stake_min if rules.final else None,
             "stake_step": rules.final.stake_step if rules.final else None,
+            "substitute": game.substitute_open(),
         }
         if stage is Stage.FINAL_REMOVE and game.final_turns:
             options["final_turn"] = game.final_turns[game.final_turn % len(game.final_turns)]

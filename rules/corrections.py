@@ -48,6 +48,20 @@ class HostCorrections:
         )
         self._add(item.t, item.seat, item.delta, out)
 
+    def substitute_open(self) -> bool:
+        """SER-CC1-SUB: may a player be replaced now? Between round 2's end and round
+        3's first select, in a game with a third round: the one moment
+        :meth:`_on_substitute` takes it, and the host's panel offers it
+        (``HostOptions.substitute``)."""
+        board = self.board
+        return (
+            len(board.rounds) >= 3
+            and self.stage is Stage.BOARD
+            and self.shootout is None
+            and board.round_index == 1
+            and board.round_done
+        )
+
     def _on_substitute(self, item: Substitute, out: list[Decision]) -> None:
         """SER-CC1-SUB (seed 002, June 2002): a grandmaster may be replaced before
         round 3. Between round 2's end and round 3's first select, another player
@@ -59,13 +73,7 @@ class HostCorrections:
                 f"a substitute comes in before round 3 (SER-CC1-SUB): this game has "
                 f"{len(board.rounds)} round(s)"
             )
-        between = (
-            self.stage is Stage.BOARD
-            and self.shootout is None
-            and board.round_index == 1
-            and board.round_done
-        )
-        if not between:
+        if not self.substitute_open():
             raise SequenceError(
                 "a substitute comes in only between round 2 and round 3, before round 3's "
                 f"first question (SER-CC1-SUB): now it is round {board.round_index + 1}, "

@@ -173,3 +173,5 @@ class HostOptions(TypedDict):
     next_round: NextRound | None
     stake_min: int | None
     stake_step: int | None
+    #: SER-CC1-SUB: a player may be replaced now (between round 2 and round 3)
+    substitute: bool

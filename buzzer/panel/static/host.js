@@ -342,6 +342,12 @@
     if (chooser && !s.shootout) {
       head.append(el("h2", { class: "chooser-line", id: "chooser" }, t("chooser", { name: name(chooser) })));
     }
+    // SER-CC1-SUB: between round 2 and round 3 a player may be replaced (the server
+    // says when: options.substitute)
+    if (x.substitute) {
+      head.append(el("button", { type: "button", class: "tool", id: "substitute-btn", onclick: openSubstitute },
+        t("substitute")));
+    }
     if (head.childElementCount) box.append(head);
     if (s.shootout) {
       box.append(el("p", { class: "note" }, t("shootout", {
@@ -1011,6 +1017,7 @@
       case "final_stake": return t("cmd.final_stake", { name: n(c.seat), amount: stakeWords(c.amount ?? null) });
       case "correction":
         return t("cmd.correction", { name: n(c.seat), delta: (c.delta > 0 ? "+" : "") + c.delta, reason: c.reason });
+      case "substitute": return t("cmd.substitute", { seat: c.seat, name: c.name });
       default:
         return t("cmd." + c.type, { name: n(c.seat), amount: c.amount, price: c.price, theme: c.theme });
     }
@@ -1185,6 +1192,21 @@
     if (result) $("correction-dialog").close();
   }
 
+  function openSubstitute() {
+    $("substitute-seat").replaceChildren(...snapshot.players.map((p, i) => el("option", { value: i + 1 }, `${i + 1}. ${p}`)));
+    $("substitute-name").value = "";
+    $("substitute-dialog").showModal();
+  }
+
+  async function applySubstitute(event) {
+    event.preventDefault();
+    const newName = $("substitute-name").value.trim();
+    if (!newName) return;
+    const result = await send({ type: "substitute", seat: Number($("substitute-seat").value), name: newName },
+      $("substitute-apply"));
+    if (result) $("substitute-dialog").close();
+  }
+
   function openObjection() {
     $("objection-seats").replaceChildren(...snapshot.players.map((p, i) => el("button", {
       type: "button", class: "big",
@@ -1310,6 +1332,8 @@
     $("correction-btn").onclick = openCorrection;
     $("correction-form").onsubmit = applyCorrection;
     $("correction-cancel").onclick = () => $("correction-dialog").close();
+    $("substitute-form").onsubmit = applySubstitute;
+    $("substitute-cancel").onclick = () => $("substitute-dialog").close();
     $("objection-btn").onclick = openObjection;
     $("objection-cancel").onclick = () => $("objection-dialog").close();
     $("log-btn").onclick = openLog;
