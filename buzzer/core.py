@@ -30,6 +30,7 @@ from buzzer.arbiter.events import (
 from buzzer.arbiter.machine import SequenceError
 from buzzer.arbiter.sequencer import ReorderBuffer
 from buzzer.errors import SvoyakError
+from rules.board import board_order
 from rules.game import Game, GameSetup
 from rules.snapshot import GameSnapshot, HostOptions, NextRound
 from rules.specials.params import CatPrice
@@ -256,6 +257,7 @@ class GameCore:
             "round": board.round_index + 2,
             "name": spec.name,
             "themes": list(spec.themes),
+            "theme_order": list(board_order(spec.themes, self.game.rules.theme_order)),
             "prices": list(spec.prices),
             "holes": sorted([list(cell) for cell in spec.holes]),
             "chooser": chooser,

@@ -90,6 +90,10 @@ class GameSnapshot(TypedDict):
     round: int
     round_name: str
     themes: list[str]
+    #: TV-H-2001-09: the board's rows, top to bottom, as theme numbers (1-based, into
+    #: ``themes``): the package's order, or alphabetical in the era that played so.
+    #: The journal's theme numbers stay the package's.
+    theme_order: list[int]
     prices: list[int]
     #: ``[theme, price]`` of each cell played
     played: list[list[int]]
@@ -148,6 +152,8 @@ class NextRound(TypedDict):
     round: int
     name: str
     themes: list[str]
+    #: TV-H-2001-09: the rows' order, as in the snapshot's ``theme_order``
+    theme_order: list[int]
     prices: list[int]
     holes: list[list[int]]
     chooser: int | None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from buzzer.arbiter.machine import Phase
+from rules.board import board_order
 from rules.snapshot import BiddingView, BonusView, CatSeriesView, FinalView, GameSnapshot
 from rules.state import Stage
 
@@ -30,6 +31,7 @@ def game_snapshot(game: Game) -> GameSnapshot:
         "round": board.round_index + 1,
         "round_name": board.current.name,
         "themes": list(board.current.themes),
+        "theme_order": list(board_order(board.current.themes, game.rules.theme_order)),
         "prices": list(board.current.prices),
         "played": sorted([list(c) for c in board.played]),
         "cell": list(game.cell) if game.cell else None,

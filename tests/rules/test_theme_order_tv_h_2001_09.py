@@ -120,3 +120,33 @@ def test_TV_H_2001_09_D1_themes_in_alphabetical_order_fit(tmp_path: Path) -> Non
     path = package(tmp_path / "p.json", ["Авиация", "«Бег»", "ёлки", "Кино"])
     done = svoyak("package", "inspect", str(path), "--json", "--date", "2002-05-01")
     assert theme_problems(done) == []
+
+
+@pytest.mark.parametrize(
+    ("rules", "rows"),
+    [("tv-modern", [2, 3, 1]), ("championship-2003", [1, 2, 3])],
+)
+def test_TV_H_2001_09_the_board_s_rows_are_in_the_era_s_order(
+    tmp_path: Path, rules: str, rows: list[int]
+) -> None:
+    """The snapshot (the board's and the panel's one source) gives the rows' order;
+    the theme numbers, the journal's, stay the package's: a select of theme 1 is
+    «Кино» whatever row it stands in. The next round's preview says the same."""
+    from buzzer.arbiter.events import ReadingEnd, Select, Tick
+    from buzzer.core import GameCore
+    from buzzer.journal.codec import parse_header
+
+    path = package(tmp_path / "p.json", ["Кино", "Авиация", "«Бег»"])
+    header = {"type": "game", "rules": rules, "players": ["А", "Б"], "package": str(path)}
+    core = GameCore(parse_header(json.dumps(header, ensure_ascii=False), base=tmp_path))
+    snapshot = core.snapshot()
+    assert snapshot["themes"] == ["Кино", "Авиация", "«Бег»"]
+    assert snapshot["theme_order"] == rows
+    s = 10**9
+    for i, (theme, price) in enumerate([(t, p * 100) for t in (1, 2, 3) for p in range(1, 6)]):
+        core.push(Select(s * (10 * i + 1), theme, price), [])
+        core.push(ReadingEnd(s * (10 * i + 2)), [])
+        core.push(Tick(s * (10 * i + 9)), [])  # nobody pressed: the window closed
+    assert core.snapshot()["played"][0] == [1, 100]
+    next_round = core.host_options(s * 200)["next_round"]
+    assert next_round is not None and next_round["theme_order"] == rows

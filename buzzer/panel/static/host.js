@@ -366,15 +366,19 @@
       class: "board" + (themes.length > 5 ? " dense" : ""),
       style: `--cols: ${boardColumns(prices.length, 8)}; --phone-cols: ${boardColumns(prices.length, 5)}`,
     });
-    themes.forEach((theme, i) => {
+    // The rows in the board's order (TV-H-2001-09: alphabetical in that era); a cell
+    // keeps its theme's number, which is the journal's.
+    const order = (next ? next.theme_order : s.theme_order) || themes.map((_, i) => i + 1);
+    order.forEach((number) => {
+      const theme = themes[number - 1];
       const cells = el("div", { class: "prices" });
       for (const price of prices) {
-        const done = played.has(i + 1 + ":" + price);
+        const done = played.has(number + ":" + price);
         cells.append(el("button", {
           type: "button", class: "cell", disabled: done,
-          dataset: { theme: String(i + 1), price: String(price) },
+          dataset: { theme: String(number), price: String(price) },
           "aria-label": `${theme} — ${price}`,
-          onclick: (e) => send({ type: "select", theme: i + 1, price }, e.currentTarget),
+          onclick: (e) => send({ type: "select", theme: number, price }, e.currentTarget),
         }, done ? "" : String(price)));
       }
       grid.append(el("div", { class: "board-row" }, el("div", { class: "theme" }, theme), cells));
