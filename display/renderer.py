@@ -151,12 +151,8 @@ class Renderer:
         out.extend(self._timer(scene, now))
         out.extend(self._podiums(scene, now))
         if kind == screens.BOARD:
-            played = frozenset(tuple(c) for c in snapshot.get("played") or ())
-            key = (
-                tuple(view.theme_names(snapshot, lang)),
-                tuple(int(p) for p in snapshot.get("prices") or ()),
-                played,
-            )
+            titles, played = view.board_rows(snapshot, lang)
+            key = (titles, tuple(int(p) for p in snapshot.get("prices") or ()), played)
             out.append(Widget("grid", layout.main, key, self.widgets.grid))
         elif kind in (screens.QUESTION, screens.SPECIAL):
             out.append(self._question(scene, snapshot))

@@ -101,6 +101,25 @@ def theme_names(snapshot: GameSnapshot, lang: str) -> list[str]:
     return [str(t) for t in snapshot.get("themes") or ()]
 
 
+def board_rows(
+    snapshot: GameSnapshot, lang: str
+) -> tuple[tuple[str, ...], frozenset[tuple[int, int]]]:
+    """The board's theme titles row by row, and the played cells as (row, price).
+
+    The rows stand in the snapshot's ``theme_order`` (TV-H-2001-09: alphabetical
+    in that era); the snapshot's cells are numbered by theme, as the journal is.
+    """
+    names = theme_names(snapshot, lang)
+    order = snapshot.get("theme_order") or range(1, len(names) + 1)
+    row_of = {number: row for row, number in enumerate(order, 1)}
+    played = frozenset(
+        (row_of[int(theme)], int(price))
+        for theme, price in snapshot.get("played") or ()
+        if int(theme) in row_of
+    )
+    return tuple(names[number - 1] for number in order), played
+
+
 def cell_theme(snapshot: GameSnapshot, lang: str) -> str:
     cell = snapshot.get("cell")
     names = theme_names(snapshot, lang)
