@@ -11,7 +11,7 @@ ASGI middleware refuses them before any body is read, so no request made
 without the PIN can act, whatever it carries. Viewer pages, ``GET
 /api/state`` and the WebSocket need no PIN and cannot act.
 
-Outside everything, :class:`~buzzer.panel.limits.BodyLimit` bounds every
+Outside everything, :class:`~buzzer.web_limits.BodyLimit` bounds every
 request's body before a byte of it is read (413), and the WebSocket's
 messages are rate-limited by the hub (:class:`~buzzer.panel.hub.SocketPolicy`).
 """
@@ -42,7 +42,7 @@ from buzzer.panel import messages
 from buzzer.panel.auth import COOKIE, PinGuard
 from buzzer.panel.gate import CommandGate, SeatError
 from buzzer.panel.hub import POLICY_VIOLATION, PanelHub, SocketPolicy, StateReply
-from buzzer.panel.limits import DEFAULT_LIMIT, ROUTE_LIMITS, BodyLimit
+from buzzer.panel.limits import DEFAULT_LIMIT, ROUTE_LIMITS, TOO_LARGE_BODY
 from buzzer.panel.models import (
     CommandLog,
     CommandRequest,
@@ -59,6 +59,7 @@ from buzzer.runtime.controller import Controller
 from buzzer.runtime.refusals import journal_failed
 from buzzer.runtime.runtime import Runtime
 from buzzer.web_headers import REPORT_CSP, HostRule, SecurityHeaders
+from buzzer.web_limits import BodyLimit
 
 STATIC = Path(__file__).parent / "static"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -250,7 +251,9 @@ def create_app(
     )
     app.state.panel = panel
     app.add_middleware(HostGuard, guard=guard, scheme=scheme)
-    app.add_middleware(BodyLimit, limits=ROUTE_LIMITS, default=DEFAULT_LIMIT)
+    app.add_middleware(
+        BodyLimit, limits=ROUTE_LIMITS, default=DEFAULT_LIMIT, refusal=TOO_LARGE_BODY
+    )
     # Added last: the outermost: a wrong Host is refused first; every response gets
     # the CSP, X-Frame-Options and nosniff (buzzer/web_headers.py).
     app.add_middleware(SecurityHeaders, hosts=HostRule(allowed_hosts))

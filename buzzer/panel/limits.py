@@ -1,18 +1,11 @@
-"""Request bodies are bounded before they are read: 413, never a parse of megabytes.
+"""The panel's request bodies: the limits per route and the words of its 413.
 
 Every body the panel takes is a few dozen bytes of JSON (a PIN, a command with
 a 200-character reason at most). Without a bound, one 10 MB body of a million
 keys to ``POST /api/login`` is read whole, parsed and validated on the event
-loop: every host command waits behind it for seconds. :class:`BodyLimit` is a
-pure ASGI middleware, outside everything else of the app:
-
-- a ``Content-Length`` above the route's limit, or any body on a GET, is
-  answered 413 at once, from the headers alone: not one byte of it is read;
-- a streamed (chunked) body is counted as it comes: past the limit the
-  request is answered 413 and the app is told the client has gone;
-- any response sent while the request's body has not been read to its end
-  (a 401 before the body, a 413) says ``Connection: close``, so the server
-  drops the connection instead of draining the rest of the body.
+loop: every host command waits behind it for seconds. The bound is
+:class:`buzzer.web_limits.BodyLimit` (shared with the tournament server),
+outside everything else of the app.
 
 At these sizes the JSON itself is cheap: 8 KB nested as deep as it can go
 is refused by the parser's recursion guard in microseconds, and 8 KB of keys
@@ -22,16 +15,9 @@ is about a thousand of them (a millisecond of validation).
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from typing import Any
+from collections.abc import Mapping
 
 from buzzer.panel import messages
-
-Scope = MutableMapping[str, Any]
-Event = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Event]]
-Send = Callable[[Event], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 #: Bytes of body a route takes: the PIN (32 characters at most) and the host's
 #: commands (an id of 100, a reason of 200 characters, even \\u-escaped).
@@ -41,111 +27,11 @@ ROUTE_LIMITS: Mapping[str, int] = {
 }
 #: Every other route (logout, alerts, the simulated buttons).
 DEFAULT_LIMIT = 4096
-#: Methods whose requests carry no body: any body at all is refused.
-BODILESS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 TOO_LARGE = messages.Message(
     "too_large",
     "Запрос слишком велик и отклонён.",
     "The request is too large and was refused.",
 )
-_TOO_LARGE = json.dumps(TOO_LARGE.body(), ensure_ascii=False).encode()
-
-
-class BodyLimit:
-    """ASGI middleware: at most ``limits[path]`` (else ``default``) bytes of body."""
-
-    def __init__(
-        self,
-        app: ASGIApp,
-        limits: Mapping[str, int] = ROUTE_LIMITS,
-        default: int = DEFAULT_LIMIT,
-    ) -> None:
-        self.app = app
-        self.limits = dict(limits)
-        self.default = default
-
-    def limit(self, path: str) -> int:
-        return self.limits.get(path, self.default)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        limit = self.limit(scope["path"])
-        declared: int | None = None
-        streamed = False
-        for key, value in scope["headers"]:
-            if key == b"content-length":
-                try:
-                    declared = int(value)
-                except ValueError:
-                    declared = limit + 1
-            elif key == b"transfer-encoding":
-                streamed = True
-        if declared is not None and declared > limit:
-            await refuse(send)
-            return
-        if scope["method"] in BODILESS and (streamed or declared):
-            await refuse(send)  # a read sends no body: one that does is an attack
-            return
-        state = _Body(pending=streamed or bool(declared))
-
-        async def limited_receive() -> Event:
-            if state.refused:
-                return {"type": "http.disconnect"}
-            message = await receive()
-            if message["type"] == "http.request":
-                state.received += len(message.get("body", b""))
-                if state.received > limit:
-                    state.refused = True
-                    if not state.started:
-                        state.started = True
-                        await refuse(send)
-                    return {"type": "http.disconnect"}
-                if not message.get("more_body", False):
-                    state.pending = False
-            return message
-
-        async def guarded_send(message: Event) -> None:
-            if state.refused:
-                return  # the 413 went out instead of whatever the app answers now
-            if message["type"] == "http.response.start":
-                state.started = True
-                if state.pending:
-                    headers = list(message.get("headers", []))
-                    headers.append((b"connection", b"close"))
-                    message = {**message, "headers": headers}
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, guarded_send)
-        except Exception:
-            if not state.refused:
-                raise
-
-
-class _Body:
-    __slots__ = ("pending", "received", "refused", "started")
-
-    def __init__(self, pending: bool) -> None:
-        self.pending = pending
-        self.received = 0
-        self.refused = False
-        self.started = False
-
-
-async def refuse(send: Send) -> None:
-    """413, and the connection is closed after it (the rest of the body is never read)."""
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 413,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(_TOO_LARGE)).encode()),
-                (b"connection", b"close"),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": _TOO_LARGE, "more_body": False})
+#: The 413's JSON body.
+TOO_LARGE_BODY = json.dumps(TOO_LARGE.body(), ensure_ascii=False).encode()

@@ -74,6 +74,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import hmac
+import json
 import secrets
 import sqlite3
 import threading
@@ -82,10 +83,9 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from buzzer.attempts import FailureLimit
 from buzzer.tournament.errors import (
@@ -123,6 +123,7 @@ from buzzer.tournament.store import (
     valid_room,
 )
 from buzzer.web_headers import REPORT_CSP, HostRule, SecurityHeaders
+from buzzer.web_limits import BodyLimit
 
 MAX_JOURNAL_LINES = 200_000
 #: The largest request body (a whole game's journal is well under 1 MB).
@@ -193,55 +194,13 @@ def _token_matches(db_path: Path, room: str, token: str) -> bool:
     return hmac.compare_digest(expected, _hash(token)) and kept is not None
 
 
-class BodyLimit:
-    """ASGI middleware: a request body over ``max_bytes`` gets 413, unread.
-
-    A ``Content-Length`` over the limit is refused before a byte of the
-    body is received; a chunked body is counted as it arrives and refused
-    as soon as it passes the limit.
-    """
-
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        for key, value in scope["headers"]:
-            if key == b"content-length":
-                try:
-                    declared = int(value)
-                except ValueError:
-                    await self._refuse(scope, receive, send, 400, "a bad Content-Length")
-                    return
-                if declared > self.max_bytes:
-                    await self._refuse(scope, receive, send, 413, self._too_large())
-                    return
-        seen = 0
-
-        async def counted() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise HTTPException(413, self._too_large(), headers={"Connection": "close"})
-            return message
-
-        await self.app(scope, counted, send)
-
-    def _too_large(self) -> str:
-        return (
-            f"the request is larger than {self.max_bytes} bytes; a game's journal is far "
-            "smaller: is it the right file?"
-        )
-
-    @staticmethod
-    async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, text: str) -> None:
-        response = JSONResponse({"detail": text}, status, headers={"Connection": "close"})
-        await response(scope, receive, send)
+def _too_large(max_bytes: int) -> bytes:
+    """The 413's JSON body: the limit, and the likely mistake."""
+    detail = (
+        f"the request is larger than {max_bytes} bytes; a game's journal is far "
+        "smaller: is it the right file?"
+    )
+    return json.dumps({"detail": detail}).encode()
 
 
 def create_tournament_app(
@@ -279,7 +238,7 @@ def create_tournament_app(
     # Wrong room tokens, per address and overall (buzzer/attempts.py's one policy).
     tries = token_limit or FailureLimit(**TOKEN_LIMIT)
     app = FastAPI(title="svoyak tournament server")
-    app.add_middleware(BodyLimit, max_bytes=max_body_bytes)
+    app.add_middleware(BodyLimit, default=max_body_bytes, refusal=_too_large(max_body_bytes))
     # Outermost: a wrong Host is refused first; the CSP, X-Frame-Options and nosniff
     # on every response.
     app.add_middleware(SecurityHeaders, hosts=HostRule(tuple(allowed_hosts)), refusal=WRONG_HOST)
