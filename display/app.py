@@ -39,6 +39,18 @@ if TYPE_CHECKING:
 #: Drivers that have no windows: always full screen at the display's own mode.
 FULLSCREEN_DRIVERS = frozenset({"kmsdrm", "KMSDRM", "fbcon", "directfb"})
 
+#: SDL's hint: whether the window's surface reaches the screen through an
+#: OpenGL texture (SDL2's default under X11) or X11's own shared-memory image.
+FRAMEBUFFER_ACCELERATION = "SDL_FRAMEBUFFER_ACCELERATION"
+#: The drivers told to skip that texture (unless the hint is set already): under
+#: X11 it loads the OpenGL stack (Mesa, its llvmpipe and libLLVM: about 115 MB
+#: resident at 1920×1080) to show a surface the board paints in software anyway,
+#: and without a GPU each ``display.update`` redraws the whole texture (44 ms for
+#: two small rectangles, against 0.02 ms; ``bench/board_memory.py``, BENCHMARKS.md).
+#: The pixels are the same (the surface's format is too). kmsdrm and Wayland have
+#: no other way to show the surface: they keep SDL's default.
+SOFTWARE_FRAMEBUFFER_DRIVERS = frozenset({"x11"})
+
 
 @dataclass(frozen=True, slots=True)
 class DisplayConfig:
@@ -173,6 +185,9 @@ class BoardApp:
         pygame.display.init()
         pygame.font.init()
         driver = pygame.display.get_driver()
+        if driver in SOFTWARE_FRAMEBUFFER_DRIVERS:
+            # Read by SDL when the window's surface is made (set_mode, F11), not before.
+            os.environ.setdefault(FRAMEBUFFER_ACCELERATION, "0")
         fullscreen = self.config.fullscreen
         if fullscreen is None:
             fullscreen = driver in FULLSCREEN_DRIVERS

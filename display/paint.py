@@ -30,6 +30,10 @@ from display.text import Fitted, Fonts, TextCache, fit, fit_line
 MAX_PICTURES = 8
 #: Fitted texts kept (least recently used dropped first).
 MAX_FITS = 512
+#: Rendered text kept, in screens' worth of pixels (32 bits): all the text of
+#: the screen up and of the one before, so that a change of screen and back
+#: renders nothing again (16 MB at 1920×1080).
+TEXT_SCREENS = 2
 
 
 class Painter:
@@ -37,7 +41,7 @@ class Painter:
 
     def __init__(self, surface: pygame.Surface, font: str | None = None) -> None:
         self.fonts = Fonts(font)
-        self.text = TextCache(self.fonts)
+        self.text = TextCache(self.fonts, max_bytes=text_budget(surface))
         self._fits: OrderedDict[tuple[Any, ...], Fitted] = OrderedDict()
         self._qr: dict[tuple[str, int], pygame.Surface] = {}
         #: (id of the source, width, height) → (the source, its scaled copy); the
@@ -53,6 +57,9 @@ class Painter:
         self.layout = Layout(*surface.get_size())
         self._fits.clear()
         self._images.clear()
+        self._qr.clear()
+        self.text.max_bytes = text_budget(surface)
+        self.text.trim()
 
     def clear_text(self) -> None:
         """Forget every rendered and fitted text: the next frames start cold (the benchmark)."""
@@ -172,6 +179,12 @@ class Painter:
             image = qr_surface(qr_code(url), side)
             self._qr[key] = image
         return image
+
+
+def text_budget(surface: pygame.Surface) -> int:
+    """The bytes of rendered text kept for a target: :data:`TEXT_SCREENS` of its pixels."""
+    width, height = surface.get_size()
+    return TEXT_SCREENS * 4 * max(1, width) * max(1, height)
 
 
 def qr_code(url: str) -> QrCode:

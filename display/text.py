@@ -20,14 +20,29 @@ ELLIPSIS = "…"
 MIN_FONT = 6
 
 
-class Fonts:
-    """Font objects by size, opened once each, and the measures of rendered lines."""
+#: Font sizes kept open (least recently used closed first). Each open size holds its
+#: FreeType face and SDL_ttf's cache of rendered glyphs, 0.1–0.5 MB; fitting texts
+#: tries many sizes, and a whole game at 1920×1080 uses about 30.
+MAX_FONTS = 32
 
-    def __init__(self, path: str | None = None) -> None:
+
+class Fonts:
+    """Font objects by size, opened when first asked for, and the measures of rendered lines.
+
+    At most ``capacity`` sizes are kept open, the least recently used dropped
+    first: a size asked for again is opened again, and draws the same.
+    """
+
+    def __init__(self, path: str | None = None, capacity: int = MAX_FONTS) -> None:
         if not pygame.font.get_init():
             pygame.font.init()
         self.path = path
-        self._fonts: dict[int, pygame.font.Font] = {}
+        self.capacity = capacity
+        self._fonts: OrderedDict[int, pygame.font.Font] = OrderedDict()
+
+    def __len__(self) -> int:
+        """How many sizes are open."""
+        return len(self._fonts)
 
     def get(self, size: int) -> pygame.font.Font:
         size = max(MIN_FONT, int(size))
@@ -35,6 +50,10 @@ class Fonts:
         if font is None:
             font = pygame.font.Font(self.path, size)
             self._fonts[size] = font
+            if len(self._fonts) > self.capacity:
+                self._fonts.popitem(last=False)
+        else:
+            self._fonts.move_to_end(size)
         return font
 
     def line_height(self, size: int) -> int:
@@ -259,16 +278,28 @@ class TextCache:
     A surface rendered onto a known background colour is opaque (fast to
     blit); one without is per-pixel alpha. Both are converted to the
     display's format once a display mode is set.
+
+    At most ``capacity`` surfaces and ``max_bytes`` of pixels are kept (the
+    newest always is): a question's line at 1920×1080 is half a megabyte, so
+    a count alone let a whole game's questions pile up (500 MB at 1024 lines).
     """
 
-    def __init__(self, fonts: Fonts, capacity: int = 1024) -> None:
+    def __init__(self, fonts: Fonts, capacity: int = 1024, max_bytes: int | None = None) -> None:
         self.fonts = fonts
         self.capacity = capacity
+        #: The most bytes of pixels kept (None: no limit but ``capacity``).
+        self.max_bytes = max_bytes
         self._surfaces: OrderedDict[tuple[str, int, RGB, RGB | None], pygame.Surface] = (
             OrderedDict()
         )
+        #: The bytes of pixels of the surfaces kept.
+        self.bytes = 0
         self.hits = 0
         self.misses = 0
+
+    def __len__(self) -> int:
+        """How many surfaces are kept."""
+        return len(self._surfaces)
 
     def render(
         self, text: str, size: int, color: RGB, background: RGB | None = None
@@ -290,9 +321,24 @@ class TextCache:
             if pygame.display.get_surface() is not None:
                 surface = surface.convert()
         self._surfaces[key] = surface
-        if len(self._surfaces) > self.capacity:
-            self._surfaces.popitem(last=False)
+        self.bytes += _size(surface)
+        self.trim()
         return surface
+
+    def trim(self) -> None:
+        """Drop the least recently used surfaces down to the limits (never the newest)."""
+        surfaces = self._surfaces
+        limit = self.max_bytes
+        while len(surfaces) > 1 and (
+            len(surfaces) > self.capacity or (limit is not None and self.bytes > limit)
+        ):
+            self.bytes -= _size(surfaces.popitem(last=False)[1])
 
     def clear(self) -> None:
         self._surfaces.clear()
+        self.bytes = 0
+
+
+def _size(surface: pygame.Surface) -> int:
+    """The bytes of a surface's pixels."""
+    return surface.get_pitch() * surface.get_height()

@@ -176,3 +176,26 @@ def test_cli_sounds(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(time, "sleep", lambda s: None)
     assert main(["display", "sounds", "--volume", "0.1"]) == 0
+
+
+def test_x11_shows_the_board_without_opengl(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under X11 the window's surface goes through X's shared memory, not an OpenGL
+    texture (about 115 MB of Mesa and LLVM, BENCHMARKS.md); a hint already set is kept."""
+    from display import app as board_app
+
+    monkeypatch.delenv(board_app.FRAMEBUFFER_ACCELERATION, raising=False)
+    monkeypatch.setattr(pygame.display, "get_driver", lambda: "x11")
+    board = BoardApp({"size": [320, 180]}, sounds=False)
+    board.open()
+    board.close()
+    assert board_app.os.environ[board_app.FRAMEBUFFER_ACCELERATION] == "0"
+    monkeypatch.setenv(board_app.FRAMEBUFFER_ACCELERATION, "1")
+    board.open()
+    board.close()
+    assert board_app.os.environ[board_app.FRAMEBUFFER_ACCELERATION] == "1"
+    monkeypatch.setattr(pygame.display, "get_driver", lambda: "kmsdrm")
+    monkeypatch.delenv(board_app.FRAMEBUFFER_ACCELERATION)
+    board = BoardApp({"size": [320, 180], "fullscreen": False}, sounds=False)
+    board.open()
+    board.close()
+    assert board_app.FRAMEBUFFER_ACCELERATION not in board_app.os.environ

@@ -324,3 +324,24 @@ def test_the_board_replays_a_game_journal_without_writing_to_it(tmp_path: Path) 
     lines = read_journal(path)
     assert [json.loads(line)["type"] for line in lines] == ["game", "select"]
     assert path.read_bytes() == before
+
+
+def test_a_long_game_of_questions_keeps_the_caches_bounded() -> None:
+    """Many questions at 1920×1080: the rendered text stays within its budget, fonts too."""
+    from display.paint import text_budget
+    from display.text import MAX_FONTS
+
+    surface = pygame.Surface((1920, 1080))
+    renderer = Renderer(surface)
+    base = _question_scene()
+    words = ("кто", "что", "где", "когда", "фильм", "режиссёр", "роман", "столица", "река")
+    for i in range(120):
+        text = " ".join(words[(i + k) % len(words)] for k in range(5 + i % 40)) + f" {i}?"
+        renderer.draw(Scene(base.snapshot, question_text=text), 5 * NS)
+        renderer.draw(Scene({**base.snapshot, "stage": "board"}), 5 * NS)
+        assert renderer.paint.text.bytes <= text_budget(surface)
+        assert len(renderer.paint.fonts) <= MAX_FONTS
+    # A smaller target lowers the budget at once.
+    small = pygame.Surface((640, 360))
+    renderer.resize(small)
+    assert renderer.paint.text.bytes <= text_budget(small)

@@ -161,3 +161,40 @@ def test_text_cache_reuses_surfaces() -> None:
     cache.render("Ответ", 30, (255, 255, 255))
     cache.render("Счёт", 30, (255, 255, 255))
     assert cache.render("Вопрос", 30, (255, 255, 255), (0, 0, 0)) is not a  # evicted
+
+
+def test_text_cache_keeps_at_most_its_bytes_and_draws_the_same_again() -> None:
+    """A whole game's questions do not pile up: the bytes kept stay under the limit."""
+    first = FONTS.get(60).render("Вопрос номер 0", True, (255, 255, 255), (0, 0, 0))
+    limit = 20 * first.get_pitch() * first.get_height()
+    cache = TextCache(FONTS, max_bytes=limit)
+    a = cache.render("Вопрос номер 0", 60, (255, 255, 255), (0, 0, 0))
+    for i in range(200):
+        cache.render(f"Вопрос номер {i}", 60, (255, 255, 255), (0, 0, 0))
+        kept = list(cache._surfaces.values())
+        assert cache.bytes == sum(s.get_pitch() * s.get_height() for s in kept)
+        assert cache.bytes <= limit
+    assert len(cache) < 25
+    again = cache.render("Вопрос номер 0", 60, (255, 255, 255), (0, 0, 0))
+    assert again is not a  # evicted, rendered again: the same pixels
+    assert pygame.image.tobytes(again, "RGB") == pygame.image.tobytes(a, "RGB")
+    cache.clear()
+    assert cache.bytes == 0 and len(cache) == 0
+
+
+def test_text_cache_keeps_the_newest_even_over_its_bytes() -> None:
+    cache = TextCache(FONTS, max_bytes=1)
+    a = cache.render("Большой", 80, (255, 255, 255))
+    assert cache.render("Большой", 80, (255, 255, 255)) is a and len(cache) == 1
+    cache.render("Другой", 80, (255, 255, 255))
+    assert len(cache) == 1
+
+
+def test_fonts_keep_at_most_capacity_sizes_open() -> None:
+    fonts = Fonts(capacity=4)
+    heights = {size: fonts.line_height(size) for size in range(10, 60)}
+    assert len(fonts) == 4
+    assert fonts.get(59) is fonts.get(59)  # recently used: still open
+    for size, height in heights.items():  # reopened sizes measure the same
+        assert fonts.line_height(size) == height
+        assert len(fonts) <= 4
