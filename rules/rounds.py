@@ -50,6 +50,8 @@ class RoundClock:
 
     def _sound_round_clock(self, t: int, out: list[Decision]) -> None:
         """Time has reached ``t``: the warning and the gong that fall before it sound."""
+        if self.rules.round_clock_ns is None:
+            return  # no round clock (most rule systems): nothing to sound, at every input
         warning = self._round_warning_at()
         if warning is not None and warning < t:
             # TV-H-1994-10: the signal sounds whatever is being played; it decides nothing
