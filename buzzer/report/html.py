@@ -102,7 +102,7 @@ def render_report(
         f"<h2>{esc(table['players.title'])}</h2>",
         f'<p class="note">{esc(table["reaction.note"])}</p>',
         '<div class="cards">',
-        *(_player(p, table, lang) for p in report.stats),
+        *(_player(p, table, lang, _before(report, p.seat)) for p in report.stats),
         "</div>",
         "</section>",
         '<section id="questions" class="page">',
@@ -146,7 +146,12 @@ def _header(
     if report.start_scores and any(report.start_scores):
         rows.append((table["start_scores"], _scores(report.players, report.start_scores)))
     for seat, old, new in report.substitutes:
-        rows.append(("⇄", esc(table["substitute"].format(seat=seat, new=new, old=old))))
+        rows.append(
+            (
+                table["substitute.label"],
+                esc(table["substitute"].format(seat=seat, new=new, old=old)),
+            )
+        )
     rows.append((table["lines"], str(report.lines)))
     names = [p.name for p in report.stats]
     rows.append((table["result"], _scores(names, report.scores)))
@@ -173,7 +178,14 @@ def _header(
     )
 
 
-def _player(p: Player, table: dict[str, str], lang: str) -> str:
+def _before(report: Report, seat: int) -> tuple[str, ...]:
+    """Who played ``seat`` before a substitute took it (SER-CC1-SUB), earliest first."""
+    return tuple(old for s, old, _ in report.substitutes if s == seat)
+
+
+def _player(p: Player, table: dict[str, str], lang: str, before: tuple[str, ...] = ()) -> str:
+    """One seat's card: its statistics are the seat's, whoever played it (a
+    substitute carries on with the seat's score), so the card names them all."""
     none = table["none"]
 
     def us(value: int | None) -> str:
@@ -202,9 +214,14 @@ def _player(p: Player, table: dict[str, str], lang: str) -> str:
         if p.by_round
         else ""
     )
+    earlier = (
+        f' <small class="before">({esc(table["before"].format(names=", ".join(before)))})</small>'
+        if before
+        else ""
+    )
     return (
         f'<div class="card" style="--seat: {svg.seat_colour(p.seat)}">'
-        f"<h3>{p.seat}. {esc(p.name, 60)}</h3><dl>{dl}</dl>"
+        f"<h3>{p.seat}. {esc(p.name, 60)}{earlier}</h3><dl>{dl}</dl>"
         f'<div class="meta">{esc(table["col.dist"])}</div>'
         f"{svg.reaction_histogram(p, lang)}{rounds}</div>"
     )

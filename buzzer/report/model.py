@@ -514,6 +514,9 @@ class _Walker:
     on_first_chooser = on_chooser
 
     def on_substitute(self, r: dict[str, Any]) -> None:
+        # Round 2's last question is over: it is stored with the names it was played by
+        # before the seat changes hands (SER-CC1-SUB).
+        self.close()
         seat = int(r["seat"])
         self.substitutes.append((seat, str(r["out"]), str(r["in"])))
         if self.seat_ok(seat):

@@ -207,3 +207,37 @@ def test_durations_and_times_as_they_are_read() -> None:
     assert duration_text(1_200_000, "en") == "1.200 s"
     assert seconds_text(-0.5, "en") == "−0.500 s"
     assert seconds_text(0.0, "ru") == "0"
+
+
+def test_SER_CC1_SUB_a_question_before_the_substitute_keeps_the_names_it_was_played_by() -> None:
+    """The substitute comes between round 2's last question and round 3's first: that
+    question was Борис's, the next one is Друзь's (the seat's score carries on)."""
+    header = {
+        "type": "game",
+        "rules": "tv-modern",
+        "players": ["Аня", "Борис", "Вера"],
+        "chooser": 1,
+        "board": {
+            "rounds": [
+                {"name": f"Раунд {n}", "themes": ["Тема"], "prices": [100 * n]} for n in (1, 2, 3)
+            ]
+        },
+    }
+    lines = [json.dumps(header, ensure_ascii=False)]
+    for t, price in ((1.0, 100), (2.0, 200)):
+        lines.append(json.dumps({"t": t, "type": "select", "theme": 1, "price": price}))
+        lines.append(json.dumps({"t": t + 0.5, "type": "timeout"}))
+    lines.append(
+        json.dumps({"t": 3.0, "type": "substitute", "seat": 2, "name": "Друзь"}, ensure_ascii=False)
+    )
+    lines.append(json.dumps({"t": 4.0, "type": "select", "theme": 1, "price": 300}))
+    lines.append(json.dumps({"t": 4.5, "type": "timeout"}))
+    report = build_report(lines)
+    assert [q.names[1] for q in report.questions] == ["Борис", "Борис", "Друзь"]
+    assert report.substitutes == ((2, "Борис", "Друзь"),)
+    # the seat's card is the seat's, whoever played it: it names both
+    from buzzer.report.html import render_report
+
+    page = render_report(report, "ru")
+    assert "<h3>2. Друзь <small class=\"before\">(до замены: Борис)</small></h3>" in page
+    assert "<dt>Замена</dt><dd>место 2: Друзь вместо Борис</dd>" in page
