@@ -1197,7 +1197,11 @@
   }
 
   function openSubstitute() {
-    $("substitute-seat").replaceChildren(...snapshot.players.map((p, i) => el("option", { value: i + 1 }, `${i + 1}. ${p}`)));
+    // no seat chosen until the host picks one: a name typed and applied in a hurry
+    // must not replace whoever stands first in the list
+    $("substitute-seat").replaceChildren(
+      el("option", { value: "", disabled: true, selected: true }, t("substitute.choose")),
+      ...snapshot.players.map((p, i) => el("option", { value: i + 1 }, `${i + 1}. ${p}`)));
     $("substitute-name").value = "";
     $("substitute-dialog").showModal();
   }
@@ -1205,7 +1209,7 @@
   async function applySubstitute(event) {
     event.preventDefault();
     const newName = $("substitute-name").value.trim();
-    if (!newName) return;
+    if (!newName || !$("substitute-seat").value) return;
     const result = await send({ type: "substitute", seat: Number($("substitute-seat").value), name: newName },
       $("substitute-apply"));
     if (result) $("substitute-dialog").close();

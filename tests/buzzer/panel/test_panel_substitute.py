@@ -71,6 +71,11 @@ def test_SER_CC1_SUB_the_host_replaces_a_player_before_round_3_from_the_tablet(
         play_the_only_question(rig, commands, 2, 2)
         assert substitute_offered(rig)
         page.click("#substitute-btn")
+        # no seat is chosen until the host picks one: applying without does nothing
+        assert page.eval_on_selector("#substitute-seat", "e => e.value") == ""
+        page.fill("#substitute-name", "Никто")
+        page.click("#substitute-apply")
+        assert rig.state()["players"] == ["Анна", "Борис", "Вера"]
         page.select_option("#substitute-seat", "2")
         page.fill("#substitute-name", "  Глеб   Жеглов ")
         page.click("#substitute-apply")
