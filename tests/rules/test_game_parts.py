@@ -28,8 +28,12 @@ from buzzer.arbiter.events import (
     CatPicture,
     CatPrice,
     Correction,
+    FinalRemove,
+    FinalStake,
     Objection,
     Pass,
+    Pause,
+    Resume,
     Substitute,
 )
 from buzzer.arbiter.machine import SequenceError
@@ -566,3 +570,71 @@ def test_TV_S_CAT_5_no_picture_for_a_special_question_that_is_no_cat() -> None:
     assert play.refused(CatPicture(2 * S)) == (
         "cat_picture: no picture-series cat (TV-S-CAT-5) is being played"
     )
+
+
+def test_C2003_2_2_2_the_first_chooser_drawn_by_lot_says_so() -> None:
+    play = Play(find_rules("tv-modern"), chooser=None)
+    assert play.out == [
+        {"t": 0.0, "type": "first_chooser", "seat": play.game.chooser, "how": "draw"}
+    ]
+
+
+def test_A_G_D1_the_resume_tells_how_long_the_pause_was() -> None:
+    play = Play(find_rules("tv-modern"))
+    play.do(Pause(S))
+    assert play.do(Resume(3 * S + S // 2)) == [{"t": 3.5, "type": "resumed", "paused_s": 2.5}]
+
+
+def test_a_reading_with_no_question_selected_is_refused_naming_the_command() -> None:
+    play = Play(find_rules("tv-modern"))
+    busy = "makes no sense now: the board is waiting for the chooser's question"
+    with pytest.raises(SequenceError) as caught:
+        play.game.reading_start(S, play.decisions)
+    assert str(caught.value) == f"reading_start {busy}"
+    with pytest.raises(SequenceError) as caught:
+        play.game.reading_end(S, play.decisions)
+    assert str(caught.value) == f"reading_end {busy}"
+
+
+def test_A_G3_silence_on_a_special_question_is_the_host_s_wrong_verdict() -> None:
+    play = _stake(find_rules("tv-modern"), (100, 200))  # everyone at 0: a forced stake
+    with pytest.raises(SequenceError) as caught:
+        play.timeout(2.0)
+    assert str(caught.value) == (
+        "seat 1 must answer this special question: silence is judged wrong by the host "
+        "(A-G3, TV-S-CAT-3): send judge wrong"
+    )
+
+
+def test_TV_H_1995_03_silence_in_the_bonus_contest_is_judged_too() -> None:
+    play = _bonus(50, 80, 60)
+    play.do(BonusReply(22 * S, True))
+    with pytest.raises(SequenceError) as caught:
+        play.timeout(23.0)
+    assert str(caught.value) == (
+        "seat 2 is playing the bonus contest: judge each answer (silence is wrong)"
+    )
+
+
+def test_TV_G_6_between_questions_the_next_deadline_is_the_round_clock_s_end() -> None:
+    play = _clocked()
+    play.timeout(2.0)
+    assert play.game.next_deadline() == 541 * S  # the warning first
+    play.advance(542.0)
+    assert play.game.next_deadline() == 601 * S
+
+
+def test_a_select_while_the_final_answers_are_judged_is_refused_saying_so() -> None:
+    play = Play(find_rules("tv-modern"), rounds=rounds((10,)))
+    play.select(1.0, 1, 10)
+    play.read(2.0)
+    play.press(3.0, B)
+    play.judge(4.0, True)
+    game = play.game
+    for other in game.final_themes[1:]:
+        play.do(FinalRemove(5 * S, other))
+    play.do(FinalStake(6 * S, B, 10))
+    assert game.snapshot()["stage"] == "final_judging"
+    with pytest.raises(SequenceError) as caught:
+        play.select(7.0, 1, 10)
+    assert str(caught.value) == "the final answers are being judged"
