@@ -511,9 +511,16 @@ def _banner(
     lines = [
         f"пакет / package: {what}",
         f"правила / rules: {setup.rules.id} — {setup.rules.title}",
-        f"игроки / players: {players}",
-        "кнопки / buttons:",
     ]
+    if loaded is not None and loaded.final is None and setup.rules.final is not None:
+        # The rules play a final; without the package's, its themes are numbers and
+        # its question is the host's own: said before the game, not found at its end.
+        lines.append(
+            "  внимание: в пакете нет финала — финал сыграется с темами «Тема 1…» и без "
+            "текста вопроса (вопрос читает ведущий) / warning: the package has no final: "
+            "the final is played with numbered themes and no question text (the host reads one)"
+        )
+    lines += [f"игроки / players: {players}", "кнопки / buttons:"]
     if not args.headless:
         keys = min(len(setup.players), 9)
         keys_ru = "1" if keys == 1 else f"1–{keys}"

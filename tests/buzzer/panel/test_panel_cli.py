@@ -122,6 +122,8 @@ def test_the_banner_says_what_is_really_played(tmp_path: Path) -> None:
     assert "демо-игра" not in printed and "demo game" not in printed
     assert f"пакет / package: «Реки России» — {package.resolve()}" in printed
     assert "правила / rules: championship-2003 — " in printed
+    # the championship plays a final, this package has none: said before the game
+    assert "внимание: в пакете нет финала" in printed and "the package has no final" in printed
     assert "игроки / players: Ира, Олег" in printed
     assert f"GPIO: {pins} — кнопок игроков / players' buttons: 4" in printed
     # Real buttons: no simulated ones (/api/simulate/* is not served).
