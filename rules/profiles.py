@@ -59,9 +59,9 @@ class RuleSystem:
     #: The default board when the journal names none (C2003-2.2.1, TV-G-3, SPORT-D).
     rounds: tuple[RoundSpec, ...]
     choice: ChoiceOrder = ChoiceOrder.FREE
-    #: The themes' order on the board (TV-H-2001-09: alphabetical). The journal's
-    #: theme numbers stay the package's; ``svoyak package inspect --date`` checks
-    #: that a package holds them in this order (docs/rules.md TV-H-2001-09-D1).
+    #: The themes' order on the board (TV-H-2001-09: alphabetical): the snapshot's
+    #: ``theme_order``. The journal's theme numbers stay the package's; ``svoyak
+    #: package inspect --date`` notes the order the board will show (TV-H-2001-09-D1).
     theme_order: ThemeOrder = ThemeOrder.PACKAGE
     #: The stake question / auction (C2003-2.4.6, TV-S-AUC-*); None: the system has none.
     stake: BiddingRules | None = None

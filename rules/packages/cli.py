@@ -53,8 +53,10 @@ def add_commands(subparsers: Any) -> None:
         metavar="YYYY-MM-DD",
         help="check the special questions against the TV game of that date (TV-S-0b, "
         "TV-H-2003-01): how many stake questions / auctions, cats and sponsor questions "
-        "each round had; what does not fit is listed, and the exit status is 1. Dates from "
-        "the first broadcast, 1994-04-14, on; an earlier one: exit status 2",
+        "each round had; what does not fit is listed, and the exit status is 1. Also noted: "
+        "the order the board of that date shows each round's themes in (TV-H-2001-09: "
+        "alphabetical from 2001-09-16). Dates from the first broadcast, 1994-04-14, on; an "
+        "earlier one: exit status 2",
     )
     inspect.add_argument(
         "--rules",
@@ -79,6 +81,7 @@ def _day(text: str) -> datetime.date:
 def _cmd_inspect(args: argparse.Namespace) -> int:
     from buzzer.terminal import shown, shown_json
     from rules.packages.inspect import (
+        board_order_notes,
         era_check,
         load_package,
         package_dict,
@@ -107,7 +110,12 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         data = package_dict(package)
         if args.date is not None:
             era, problems = era_check(package, args.date)
-            data["era_check"] = {"date": str(args.date), "era": era, "problems": problems}
+            data["era_check"] = {
+                "date": str(args.date),
+                "era": era,
+                "problems": problems,
+                "board_order": board_order_notes(package, args.date),
+            }
         if args.rules is not None:
             checked_rules = rules_check(package, args.rules)
             rules_problems = checked_rules[1] if checked_rules else []
@@ -126,6 +134,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
             verdict = [f"  does not fit: {p}" for p in problems] or [
                 "  fits" if checked else "  not checked"
             ]
+            verdict += [f"  note: {n}" for n in board_order_notes(package, args.date)]
             text += "\n".join([f"\nThe TV game of {args.date}: {era}", *verdict]) + "\n"
         if args.rules is not None:
             checked_rules = rules_check(package, args.rules)

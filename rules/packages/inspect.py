@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
-from rules.board import ThemeOrder, board_order
+from rules.board import board_order
 from rules.packages.demo import BUILTIN_DEMO
 from rules.packages.model import (
     CatAnnounce,
@@ -197,7 +197,6 @@ def era_check(package: Package, day: datetime.date) -> tuple[str, list[str]]:
 
     system = tv_rules_for(day)
     value_problems = cat_value_problems(package) if _cat_value_fixed(system.cat) else []
-    value_problems += theme_order_problems(package, system.theme_order)
     era = era_counts(day)
     if era is None:
         return f"{day}: the sources give no special-question counts for that date", value_problems
@@ -236,24 +235,28 @@ def cat_value_problems(package: Package) -> list[str]:
     return problems
 
 
-def theme_order_problems(package: Package, order: ThemeOrder) -> list[str]:
-    """The main rounds whose themes do not stand in ``order`` (TV-H-2001-09-D1).
+def board_order_notes(package: Package, day: datetime.date) -> list[str]:
+    """The main rounds whose themes the board of ``day`` shows in another order than
+    the package's (TV-H-2001-09, seed 002, Sep 2001: «темы в алфавитном порядке»).
 
-    Seed 002, Sep 2001: «темы в алфавитном порядке». The board shows the
-    package's themes in the package's order (the journal numbers them so),
-    so a package for a game of that era should hold them alphabetically.
+    Not a misfit: the board orders them itself (the snapshot's ``theme_order``),
+    while the journal keeps the package's numbers; the host is told the order
+    the players will see.
     """
-    problems: list[str] = []
+    from rules.eras import tv_rules_for
+
+    order = tv_rules_for(day).theme_order
+    notes: list[str] = []
     for number, game_round in enumerate(package.main_rounds, 1):
         names = tuple(theme.name for theme in game_round.themes)
-        wanted = board_order(names, order)
-        if list(wanted) != sorted(wanted):
-            listed = ", ".join(f"«{_one_line(names[n - 1])}»" for n in wanted)
-            problems.append(
-                f"round {number}: the themes are not in alphabetical order; "
-                f"TV-H-2001-09 had them so: {listed}"
+        shown = board_order(names, order)
+        if list(shown) != sorted(shown):
+            listed = ", ".join(f"«{_one_line(names[n - 1])}»" for n in shown)
+            notes.append(
+                f"round {number}: the board shows the themes in alphabetical order "
+                f"(TV-H-2001-09): {listed}"
             )
-    return problems
+    return notes
 
 
 def rules_check(package: Package, rules_id: str) -> tuple[str, list[str]] | None:
