@@ -171,7 +171,8 @@ const Svoyak = (() => {
         el(
           "div",
           { class: classes.join(" "), dataset: { seat: String(seat) } },
-          el("div", { class: "name" }, player, " ", marks),
+          // the name gives way on a narrow card (a phone): the marks are read whole
+          el("div", { class: "name" }, el("span", { class: "who" }, player), marks),
           el("div", { class: "score" }, String(snapshot.scores[String(seat)])),
           margin !== undefined
             ? el("div", { class: "margin" }, t("margin.ms", { ms: (margin / 1000).toFixed(1) }))

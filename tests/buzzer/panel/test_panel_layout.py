@@ -360,3 +360,26 @@ def test_a_board_of_many_prices_fits_with_every_price_readable(
         screens.pages["tablet"].click(last)
         rig.wait_state(lambda s: s["cell"] == [6, prices[-1]], "the last price chosen")
         screens.close()
+
+
+def test_a_lock_mark_is_read_whole_beside_the_name_on_a_phone(
+    browser: Any, tmp_path: Path
+) -> None:
+    """On a 390-px phone a player's card is narrow: the name gives way (an
+    ellipsis), the «блок» of a false start's lockout is never cut («бл…» was)."""
+    with package_rig(tmp_path, board_package(), game_options=STILL) as rig:
+        commands = Commands(rig.client())
+        commands.ok({"type": "select", "theme": 1, "price": 100})
+        commands.ok({"type": "reading_start"})
+        rig.wait_state(lambda s: s["phase"] == "reading", "the reading")
+        page = host_page(browser, rig, PHONE)
+        press(rig, commands, 1)  # a false start: seat 1 is locked out
+        mark = page.wait_for_selector(".player[data-seat='1'] .mark.locked")
+        assert mark.inner_text() == "блок"
+        whole = mark.evaluate("e => e.scrollWidth <= e.clientWidth + 1")
+        card = page.eval_on_selector(
+            ".player[data-seat='1']", "e => e.getBoundingClientRect().right"
+        )
+        inside = mark.evaluate(f"e => e.getBoundingClientRect().right <= {card} + 0.5")
+        assert whole and inside
+        assert page.errors == []
