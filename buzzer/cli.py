@@ -193,11 +193,21 @@ def build_parser() -> argparse.ArgumentParser:
     rules = commands.add_parser(
         "rules",
         help="list the rule systems, or show one's parameters with their rule IDs",
+        description="Without an id: every rule system svoyak plays (the championship of "
+        "2003, the TV game by era, the sport version), one per line. With an id: that "
+        "system's parameters (windows, false starts, stakes, the final, the board's theme "
+        "order, ...), each with the rule ID that fixes it (docs/rules.md).",
     )
     rules.add_argument("id", nargs="?", help="a rules id, e.g. championship-2003")
     rules.set_defaults(handler=_cmd_rules)
 
-    journal = commands.add_parser("journal", help="work with a game's journal database")
+    journal = commands.add_parser(
+        "journal",
+        help="work with a game's journal database",
+        description="A game's journal (the SQLite file `svoyak run --journal` writes): "
+        "export it as JSON Lines, repair one that stops replaying at a line, or verify "
+        "its seal (docs/journal.md).",
+    )
     journal_commands = journal.add_subparsers(dest="journal_command", metavar="ACTION")
     journal_commands.required = True
     export = journal_commands.add_parser(

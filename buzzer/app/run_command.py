@@ -129,8 +129,8 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
         description="Print the host's PIN and the panel's addresses of the `svoyak run` "
         "running as this user (from $XDG_STATE_HOME/svoyak/panel.json, a file only this "
         "user can read). For the appliance's service: "
-        "sudo -u svoyak -H /opt/svoyak/.venv/bin/svoyak pin. Exit status 2 when no game "
-        "is running.",
+        "sudo -u svoyak -H svoyak pin (the install links svoyak into /usr/local/bin). "
+        "Exit status 2 when no game is running.",
     )
     pin.set_defaults(handler=_cmd_pin)
 

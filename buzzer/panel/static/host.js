@@ -1144,7 +1144,8 @@
     $("stage-label").textContent = !loggedIn ? "" : held ? t("stage.held") : t("stage." + snapshot.stage);
     const paused = Boolean(panel && panel.paused);
     const pause = $("pause-btn");
-    pause.hidden = !loggedIn;
+    // a game that is over has nothing left to pause (a pause already given can still end)
+    pause.hidden = !loggedIn || (snapshot.stage === "over" && !paused);
     pause.textContent = paused ? t("resume") : t("pause");
     $("paused-overlay").hidden = !(paused && loggedIn);
     Svoyak.renderScores($("scores"), snapshot, panel);

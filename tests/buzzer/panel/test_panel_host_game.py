@@ -583,6 +583,7 @@ def test_the_final_s_top_bar_marks_and_removed_themes_and_the_end(
             # pop-up over the page (issue 35)
             assert page.is_hidden("#toast"), size
             assert page.inner_text("#top-bar .title").strip() == "Игра окончена", size
+            assert page.is_hidden("#pause-btn"), size  # nothing left to pause
             assert "★" not in page.inner_text("#scores"), size
             assert "Борис: верно, ставка 50" in page.inner_text("#final-results"), size
             # nothing covers the winner's score
