@@ -1,4 +1,4 @@
-"""Benchmark of the board window's memory: ``svoyak run`` with its window under X (issue 39).
+"""Benchmark of the board window's memory: ``svoyak run`` with its window under X.
 
 A script, not a test: ``python bench/board_memory.py [--repeat N] [--json] [--stages]``.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark: what the journal's seal costs per line on the live path (issue 38 item 3).
+"""Benchmark: what the journal's seal costs per line on the live path.
 
 Run from the repository root::
 

@@ -1,4 +1,4 @@
-"""Benchmark: a button press → the host's panel shows who answers (issue 7).
+"""Benchmark: a button press → the host's panel shows who answers.
 
 A script, not a test: ``python bench/press_to_panel.py [--trials N] [--json]``.
 
@@ -7,7 +7,7 @@ emulator on a pseudo-terminal; a WebSocket client logs in as the host. Each
 trial opens a question through the panel's API, presses a button on the
 emulator, and times from the press (the emulator's write of the frame) to
 the WebSocket message whose snapshot names the answering player. The goal
-(issue 7): p99 ≤ settle (3 ms) + 5 ms.
+(BENCHMARKS.md): p99 ≤ settle (3 ms) + 5 ms.
 """
 
 from __future__ import annotations

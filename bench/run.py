@@ -1,4 +1,4 @@
-"""Benchmark of ``svoyak run``: start to ready, and resident memory (issue 7).
+"""Benchmark of ``svoyak run``: start to ready, and resident memory.
 
 A script, not a test: ``python bench/run.py [--repeat N] [--json]``.
 

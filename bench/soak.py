@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Soak benchmark: the host's commands while nobody-with-the-PIN attacks the panel (issue 13).
+"""Soak benchmark: the host's commands while nobody-with-the-PIN attacks the panel.
 
 Run from the repository root::
 

@@ -1,4 +1,4 @@
-"""``svoyak tournament …``: run a tournament from its SQLite file (issue 8, item 4).
+"""``svoyak tournament …``: run a tournament from its SQLite file.
 
 Registered through ``buzzer.cli._COMMAND_MODULES`` (``"buzzer.tournament.cli"``)
 and also runnable as ``python -m buzzer.tournament.cli …``. Keep this

@@ -1,4 +1,4 @@
-"""The tournament server: rooms report finished games over HTTP (issue 8, item 3).
+"""The tournament server: rooms report finished games over HTTP.
 
 ``create_tournament_app(db_path)`` serves one tournament's SQLite file:
 

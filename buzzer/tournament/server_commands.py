@@ -1,4 +1,4 @@
-"""``svoyak tournament-server …``: the server rooms report results to (issue 8, item 3).
+"""``svoyak tournament-server …``: the server rooms report results to.
 
 Registered through ``buzzer.cli._COMMAND_MODULES``
 (``"buzzer.tournament.server_commands"``); also runnable as

@@ -1,4 +1,4 @@
-"""The tournament's database: one SQLite file per tournament (issue 8, item 3).
+"""The tournament's database: one SQLite file per tournament.
 
 This module is the SQL of the tournament's own tables: the queries and the
 transactions of registration, draws, results, overrides and standings, in
