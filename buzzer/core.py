@@ -24,6 +24,7 @@ from buzzer.arbiter.events import (
     Press,
     Release,
     Select,
+    Substitute,
     Tick,
     Undo,
 )
@@ -450,6 +451,9 @@ class GameCore:
         # A host command's context: before it (whose answer a verdict judged), but
         # a select's after it (the question it chose, in the round it moved to).
         before = self._context() if isinstance(item, HOST_COMMANDS) else None
+        if isinstance(item, Substitute) and 1 <= item.seat <= len(self.game.names):
+            # SER-CC1-SUB: whom the substitute replaced, for the host's command log
+            before = (*(before or ()), ("out", self.game.names[item.seat - 1]))
         try:
             self.game.apply(item, out)
         except SequenceError as exc:

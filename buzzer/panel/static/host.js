@@ -1021,7 +1021,9 @@
       case "final_stake": return t("cmd.final_stake", { name: n(c.seat), amount: stakeWords(c.amount ?? null) });
       case "correction":
         return t("cmd.correction", { name: n(c.seat), delta: (c.delta > 0 ? "+" : "") + c.delta, reason: c.reason });
-      case "substitute": return t("cmd.substitute", { seat: c.seat, name: c.name });
+      case "substitute":
+        return context.out ? t("cmd.substitute.out", { seat: c.seat, name: c.name, old: context.out })
+          : t("cmd.substitute", { seat: c.seat, name: c.name });
       default:
         return t("cmd." + c.type, { name: n(c.seat), amount: c.amount, price: c.price, theme: c.theme });
     }

@@ -87,7 +87,7 @@ def test_SER_CC1_SUB_the_host_replaces_a_player_before_round_3_from_the_tablet(
         page.wait_for_selector("#scores >> text=Глеб Жеглов")
         # the host's log says it, in the page's language
         page.click("#log-btn")
-        assert "на месте 2 теперь Глеб Жеглов" in page.inner_text("#log-list")
+        assert "Замена: Глеб Жеглов вместо Борис (место 2)" in page.inner_text("#log-list")
         page.click("#log-close")
         # round 3 begins: the moment is over, and the button goes
         commands.ok({"type": "select", "theme": 1, "price": 300})
