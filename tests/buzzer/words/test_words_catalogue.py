@@ -1,0 +1,121 @@
+"""The word catalogue (buzzer/words): complete in every language, and every key
+the code asks for is in it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from buzzer import words
+from tests.support.paths import REPO
+
+FILES = {lang: REPO / "buzzer" / "words" / f"{lang}.json" for lang in words.LANGUAGES}
+
+
+def test_there_is_a_file_per_language_and_nothing_else() -> None:
+    found = {p.stem for p in (REPO / "buzzer" / "words").glob("*.json")}
+    assert found == set(words.LANGUAGES)
+    assert words.DEFAULT_LANGUAGE == words.LANGUAGES[0] == "ru"
+
+
+def test_every_language_has_every_key_with_the_same_fields() -> None:
+    ru = words.catalogue("ru")
+    assert {"board", "report", "summary"} <= set(ru)
+    for lang in words.LANGUAGES:
+        other = words.catalogue(lang)
+        assert list(other) == list(ru), lang  # the same namespaces, in the same order
+        for namespace, table in ru.items():
+            assert set(other[namespace]) == set(table), (lang, namespace)
+            for name, text in table.items():
+                theirs = other[namespace][name]
+                assert words.fields(theirs) == words.fields(text), (lang, namespace, name)
+
+
+def test_a_text_writes_its_fields_one_way_and_no_other_brace() -> None:
+    for lang in words.LANGUAGES:
+        for key in words.keys(lang):
+            text = words.tr(key, lang)
+            rest = words.FIELD.sub("", text)
+            assert "{" not in rest and "}" not in rest, (lang, key, text)
+
+
+def test_the_files_are_what_the_lookup_reads() -> None:
+    for lang, path in FILES.items():
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        assert {ns: dict(t) for ns, t in words.catalogue(lang).items()} == raw
+
+
+def test_the_lookup_fills_fields_and_names_a_missing_key() -> None:
+    assert words.tr("board.round", "ru", n=3) == "Раунд 3"
+    assert words.tr("board.round", "en", n=3) == "Round 3"
+    assert words.tr("report.col.median", "en") == "Median reaction"
+    assert words.table("summary", "ru")["winner"] == "Победитель: {name}"
+    with pytest.raises(words.MissingWord, match=r"'board\.nonesuch'.*ru\.json"):
+        words.tr("board.nonesuch", "ru")
+    with pytest.raises(KeyError):
+        words.tr("nonesuch", "en")
+    with pytest.raises(words.UnknownLanguage, match="known: ru, en"):
+        words.tr("board.round", "de")
+    with pytest.raises(words.MissingWord, match="nonesuch"):
+        words.table("nonesuch", "ru")
+
+
+def test_the_wrappers_read_the_catalogue() -> None:
+    from buzzer.replay_summary.words import TEXT as SUMMARY
+    from buzzer.report.words import words as report_words
+    from display.i18n import tr
+
+    assert tr("round", "en", n=2) == words.tr("board.round", "en", n=2)
+    assert tr("round", "xx", n=2) == "Раунд 2"  # the board falls back to Russian
+    assert report_words("en") == dict(words.table("report", "en"))
+    assert SUMMARY["ru"] is words.table("summary", "ru")
+
+
+# -- every key the code uses is in the catalogue (a static scan) ----------------
+
+#: Where each namespace's keys are used, and how a use is written there.
+USES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "board": (("display/*.py",), (r"\btr\(\s*\"([^\"]+)\"",)),
+    "report": (
+        ("buzzer/report/*.py",),
+        (r"\btable\[\s*['\"]([^'\"]+)['\"]\s*\]", r"words\(lang\)\[\s*['\"]([^'\"]+)['\"]\s*\]"),
+    ),
+    "summary": (
+        ("buzzer/replay_summary/*.py",),
+        (
+            r"self\.words\[\s*\"([^\"]+)\"\s*\]",
+            r"self\.say\(\s*\"([^\"]+)\"",
+            r"\bwords\[\s*'([^']+)'\s*\]",
+        ),
+    ),
+}
+
+
+def used(namespace: str) -> dict[str, set[str]]:
+    globs, patterns = USES[namespace]
+    found: dict[str, set[str]] = {}
+    for pattern in globs:
+        for path in sorted(REPO.glob(pattern)):
+            text = path.read_text(encoding="utf-8")
+            for regex in patterns:
+                for key in re.findall(regex, text):
+                    found.setdefault(key, set()).add(str(path.relative_to(REPO)))
+    return found
+
+
+@pytest.mark.parametrize("namespace", sorted(USES))
+def test_every_key_the_code_uses_is_in_the_catalogue(namespace: str) -> None:
+    keys = set(words.table(namespace, words.DEFAULT_LANGUAGE))
+    uses = used(namespace)
+    assert len(uses) >= 20, f"the scan for {namespace} found only {sorted(uses)}"
+    missing = {key: sorted(where) for key, where in uses.items() if key not in keys}
+    assert not missing, f"used but not in buzzer/words/*.json [{namespace}]: {missing}"
+
+
+def test_the_scan_would_see_a_missing_key() -> None:
+    """The scan's patterns match the way the code writes a use."""
+    assert re.findall(USES["board"][1][0], 'x = tr("nonesuch", lang)') == ["nonesuch"]
+    assert re.findall(USES["report"][1][0], "esc(table['nonesuch'])") == ["nonesuch"]
+    assert re.findall(USES["summary"][1][1], 'self.say("nonesuch", a=1)') == ["nonesuch"]
