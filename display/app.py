@@ -1,11 +1,13 @@
 """The board screen's loop: a window on a laptop, full screen on a Pi without a desktop.
 
 The controller calls :meth:`BoardApp.publish` (a controller listener) from
-whatever thread applied an input; the pygame loop on the main thread picks
-up the latest snapshot, draws what changed, updates only those rectangles,
-and plays the cues. Between snapshots it keeps drawing only while something
-animates (a countdown, a blinking lamp); otherwise a frame costs the
-comparison of the widgets' keys.
+whatever thread applied an input, with the engine's host options for that
+snapshot (whose turn it is in the final, the cat's value options: the board
+shows them, as the host's panel does, and works neither out itself); the
+pygame loop on the main thread picks up the latest snapshot, draws what
+changed, updates only those rectangles, and plays the cues. Between
+snapshots it keeps drawing only while something animates (a countdown, a
+blinking lamp); otherwise a frame costs the comparison of the widgets' keys.
 
 The video driver is SDL's choice unless ``SDL_VIDEODRIVER`` is set: on
 Raspberry Pi OS Lite that is ``kmsdrm`` (full screen at the mode's
@@ -31,7 +33,7 @@ from display.packages import PackageTexts
 from display.renderer import Renderer
 from display.scene import AfterGame, Facts, Memory, Scene, StartInfo, is_check
 from display.sounds import SoundConfig, Sounds, cues_for
-from rules.snapshot import LiveSnapshot
+from rules.snapshot import HostOptions, LiveSnapshot
 
 if TYPE_CHECKING:
     from buzzer.runtime.controller import Controller
@@ -123,7 +125,7 @@ class BoardApp:
         self.clock = clock
         self._want_sounds = sounds
         self._lock = threading.Lock()
-        self._pending: list[tuple[list[Any], LiveSnapshot]] = []
+        self._pending: list[tuple[list[Any], LiveSnapshot, HostOptions | None]] = []
         self._memory = Memory()
         self.snapshot: LiveSnapshot | None = None
         self.facts: Facts = Facts()
@@ -144,16 +146,36 @@ class BoardApp:
 
     # -- the controller's side (any thread) ---------------------------------------------
 
-    def publish(self, decisions: Sequence[Any], snapshot: LiveSnapshot) -> None:
-        """A controller listener: what was decided, and the state after it."""
+    def publish(
+        self,
+        decisions: Sequence[Any],
+        snapshot: LiveSnapshot,
+        options: HostOptions | None = None,
+    ) -> None:
+        """What was decided, the state after it, and what the host may do in that state
+        (``GameCore.host_options``; None: nobody said, and the board shows no final
+        turn and no cat's choice rather than guess them from the decisions)."""
         with self._lock:
-            self._pending.append((list(decisions), snapshot.copy()))
+            self._pending.append((list(decisions), snapshot.copy(), options))
 
     def attach(self, controller: Controller) -> None:
-        """Follow a :class:`buzzer.runtime.controller.Controller`: its clock, its snapshots."""
+        """Follow a :class:`buzzer.runtime.controller.Controller`: its clock, its snapshots
+        and their host options.
+
+        The options are asked for by the listener, on the thread that published the
+        snapshot and before it applies another input, so they are the snapshot's own
+        (the controller keeps them per version: the panel's hub asks for the same ones).
+        The board's lock is not held meanwhile: nothing waits for it while holding the
+        controller's.
+        """
         self.clock = controller.now
-        controller.subscribe(self.publish)
-        self.publish([], controller.snapshot())
+
+        def listener(decisions: list[Any], snapshot: LiveSnapshot) -> None:
+            self.publish(decisions, snapshot, controller.host_options())
+
+        with controller.lock:  # the current state first, then every change after it
+            controller.subscribe(listener)
+            self.publish([], controller.snapshot(), controller.host_options())
 
     def set_question(self, text: str | None, image: pygame.Surface | None = None) -> None:
         """The current question's text and picture, by hand (without :meth:`use_package`)."""
@@ -244,9 +266,9 @@ class BoardApp:
         with self._lock:
             pending, self._pending = self._pending, []
         cues: list[str] = []
-        for decisions, snapshot in pending:
+        for decisions, snapshot, options in pending:
             before = self.snapshot
-            self.facts = self._memory.feed(decisions)
+            self.facts = self._memory.feed(decisions).with_options(options)
             cues.extend(cues_for(decisions, before, snapshot))
             self.snapshot = snapshot
             self._snapshot_at = time.monotonic_ns()

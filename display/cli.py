@@ -201,13 +201,13 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     app = BoardApp(config, start=start, clock=game_time)
     app.open()
     app.use_package(texts)
-    app.publish(list(player.core.started), player.snapshot())
+    app.publish(list(player.core.started), player.snapshot(), player.host_options())
     finished_at: list[int] = []
 
     def step() -> bool:
         decisions = player.advance(game_time())
         if decisions:
-            app.publish(decisions, player.snapshot())
+            app.publish(decisions, player.snapshot(), player.host_options())
         if player.done and not finished_at:
             finished_at.append(time.monotonic_ns())
         return bool(finished_at) and time.monotonic_ns() - finished_at[0] > args.hold * 1e9

@@ -3,7 +3,9 @@
 This is the display's demo and test driver, not a second controller: it
 feeds the journal's inputs to a :class:`buzzer.core.GameCore` in order, and
 between them ticks at the core's own deadlines, as the live controller does
-(``Controller.tick``), so that a press window is seen to close on time.
+(``Controller.tick``), so that a press window is seen to close on time. What
+the host may do at each moment comes from the core too
+(:meth:`JournalPlayer.host_options`), as the live controller publishes it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from buzzer.arbiter.events import Input, Tick
 from buzzer.core import GameCore
 from buzzer.journal.codec import InputParser, parse_header
 from display.scene import Facts, Memory
-from rules.snapshot import LiveSnapshot
+from rules.snapshot import HostOptions, LiveSnapshot
 
 Listener = Callable[[list[Decision], LiveSnapshot], None]
 
@@ -36,6 +38,7 @@ class JournalPlayer:
         self.now = 0
         self.version = 0
         self.finished = False
+        self._options: tuple[int, HostOptions] | None = None
 
     @property
     def end(self) -> int:
@@ -111,8 +114,18 @@ class JournalPlayer:
     def snapshot(self) -> LiveSnapshot:
         return {**self.core.snapshot(), "version": self.version, "now": self.now}
 
+    def host_options(self) -> HostOptions:
+        """What the host may do now (:meth:`GameCore.host_options`), kept per version
+        as the live controller keeps them (the next round's preview copies the core)."""
+        cached = self._options
+        if cached is None or cached[0] != self.version:
+            cached = (self.version, self.core.host_options(self.now))
+            self._options = cached
+        return cached[1]
+
     def facts(self) -> Facts:
-        return self.memory.facts()
+        """The facts a scene of this moment shows: the decisions' and the host options'."""
+        return self.memory.facts().with_options(self.host_options())
 
 
 def read_journal(path: Path) -> list[str]:

@@ -1,11 +1,16 @@
 """What one frame shows: the game's snapshot, plus what the screen needs besides it.
 
 The snapshot (``Game.snapshot()``, with the controller's ``version`` and
-``now``) is the state. A few things a screen shows are not in it but are in
-the decisions the controller publishes alongside: whose turn it is to remove
-a final theme, the final stakes revealed so far, the final's answer timer,
-the cat's hand-over and its value options. :class:`Memory` collects those
-from the decisions, as facts to show; nothing here decides anything.
+``now``) is the state. Two things a screen shows are the engine's answers to
+"what may the host do now" (:class:`rules.snapshot.HostOptions`, published
+with each snapshot): whose turn it is to remove a final theme, and the cat's
+value options. The board reads them there, as the host's panel does, and
+never works them out again from the decisions: two derivations of one rule
+would part ways after a correction, a resume or a change in the engine.
+A few more are in neither but in the decisions the controller publishes
+alongside: the final stakes revealed so far and their verdicts, the final's
+answer timer, the cat's hand-over, the latest button check. :class:`Memory`
+collects those, as facts to show; nothing here decides anything.
 
 The question's text, pictures, what the board says about its other media, a
 cat's package theme and price, and the final's answer come from the question
@@ -25,7 +30,7 @@ if TYPE_CHECKING:
     import pygame
 
     from rules.packages import CatParams
-    from rules.snapshot import LiveSnapshot
+    from rules.snapshot import HostOptions, LiveSnapshot
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,8 +60,10 @@ class AfterGame:
 
 @dataclass(frozen=True, slots=True)
 class Facts:
-    """What the decisions told and the snapshot does not (see :class:`Memory`)."""
+    """What a screen shows beyond the snapshot: the engine's host options
+    (:meth:`with_options`) and what the decisions told (:class:`Memory`)."""
 
+    #: The seat whose turn it is to remove a final theme (``HostOptions.final_turn``).
     final_turn: int | None = None
     final_total: int = 0
     revealed: Mapping[int, int] = field(default_factory=dict)
@@ -66,11 +73,22 @@ class Facts:
     final_until: int | None = None
     cat_from: int | None = None
     cat_to: int | None = None
+    #: The cat's values to choose from (``HostOptions.cat_options``); empty: no choice offered.
     cat_options: tuple[int, ...] = ()
     special_opener: int | None = None
     #: A-G-D2: the latest button check (a press while no question is open): its
     #: seat and game time (ns), until a question is chosen.
     checked: tuple[int, int] | None = None
+
+    def with_options(self, options: HostOptions | None) -> Facts:
+        """These facts with the engine's word on what the host may do now: whose turn
+        it is to remove a final theme, the cat's value options. ``None`` (a publisher
+        that gives no options) says neither, rather than leaving a stale one shown."""
+        turn = None if options is None else options.get("final_turn")
+        cat = () if options is None else tuple(int(v) for v in options.get("cat_options") or ())
+        if turn == self.final_turn and cat == self.cat_options:
+            return self
+        return dataclasses.replace(self, final_turn=turn, cat_options=cat)
 
 
 def is_check(decision: Any) -> bool:
@@ -109,7 +127,10 @@ class Memory:
     """Facts from the decision stream, for the screens that need them.
 
     Feed it every batch of decisions (``Decision`` objects or their JSON
-    dicts) in order; :meth:`facts` is an immutable view for a scene.
+    dicts) in order; :meth:`facts` is an immutable view for a scene. It reads
+    nothing the host options say (``final_turn`` and ``cat_prices`` notes are
+    the engine's narration of them, not the board's source): those come with
+    :meth:`Facts.with_options`.
     """
 
     def __init__(self) -> None:
@@ -125,15 +146,10 @@ class Memory:
         for decision in decisions:
             kind = _kind(decision)
             if kind == "final_started":
-                changes.update(final_total=int(_field(decision, "themes") or 0), final_turn=None)
-                changes.update(final_until=None)
+                changes.update(final_total=int(_field(decision, "themes") or 0), final_until=None)
                 revealed = {}
                 verdicts = {}
                 self._judged = None
-            elif kind == "final_turn":
-                changes["final_turn"] = _field(decision, "seat")
-            elif kind == "final_theme":
-                changes["final_turn"] = None
             elif kind == "final_timer":
                 until = _field(decision, "until")
                 changes["final_until"] = None if until is None else round(float(until) * 1e9)
@@ -151,12 +167,10 @@ class Memory:
                     verdicts[seat] = delta > 0
                 self._judged = None
             elif kind == "special":
-                changes.update(special_opener=_field(decision, "opener"), cat_options=())
+                changes.update(special_opener=_field(decision, "opener"))
                 changes.update(cat_from=None, cat_to=None)
             elif kind == "cat_given":
                 changes.update(cat_from=_field(decision, "from"), cat_to=_field(decision, "to"))
-            elif kind == "cat_prices":
-                changes["cat_options"] = tuple(int(v) for v in _field(decision, "options") or ())
             elif kind == "shootout_started":
                 changes["final_until"] = None
             elif kind == "question":

@@ -24,7 +24,7 @@ import pytest
 from display.renderer import render
 from display.scene import NOTE_AUDIO, NOTE_VIDEO, AfterGame, Facts, Memory, Scene, StartInfo
 from rules.packages import CatParams, PriceChoice
-from tests.support.display_support import MS, NS
+from tests.support.display_support import MS, NS, host_options
 from tests.support.paths import GOLDEN
 
 GOLDEN = GOLDEN
@@ -227,7 +227,9 @@ SCENES: dict[str, Callable[[], tuple[Scene, int, str]]] = {
     "cat": lambda: (
         Scene(
             base(stage="cat_price", cell=[2, 200], special="cat", answering=2),
-            Facts(cat_from=3, cat_to=2, cat_options=(100, 500), special_opener=3),
+            Facts(cat_from=3, cat_to=2, special_opener=3).with_options(
+                host_options(cat_options=[100, 500])
+            ),
         ),
         NOW,
         "ru",
@@ -250,7 +252,7 @@ SCENES: dict[str, Callable[[], tuple[Scene, int, str]]] = {
     "final_remove": lambda: (
         Scene(
             base(stage="final_remove", final=FINAL, played=[]),
-            Facts(final_turn=3, final_total=5),
+            Facts(final_total=5).with_options(host_options(final_turn=3)),
             final_theme_names=("Оперы", "Реки Европы", "Шахматы", "Живопись", "Космос"),
         ),
         NOW,
@@ -378,7 +380,9 @@ SCENES: dict[str, Callable[[], tuple[Scene, int, str]]] = {
     "cat_theme": lambda: (
         Scene(
             base(stage="cat_price", cell=[2, 200], special="cat", answering=2),
-            Facts(cat_from=3, cat_to=2, cat_options=(100, 500), special_opener=3),
+            Facts(cat_from=3, cat_to=2, special_opener=3).with_options(
+                host_options(cat_options=[100, 500])
+            ),
             cat=CatParams("КОРАБЛИ", PriceChoice.fixed(700)),
         ),
         NOW,

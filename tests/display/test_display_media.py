@@ -122,7 +122,7 @@ def play_round(game: ScriptedGame) -> None:
         answer_cell(game, price)
     game.do(lambda t: ev.Select(t, 1, 500))
     game.do(lambda t: ev.CatGive(t, 2))
-    options = list(game.memory.facts().cat_options)
+    options = game.cat_options()
     game.do(lambda t: ev.CatPrice(t, options[0]))
     game.do(lambda t: ev.Judge(t, True), gap=1.0)
 
@@ -247,7 +247,7 @@ def test_on_board_follows_a_whole_game_of_the_package(package: Path) -> None:
     assert handing is not None and handing.cat is not None and handing.cat.theme == "КОРАБЛИ"
     assert handing.text is None and handing.media == ()  # not asked yet
     game.do(lambda t: ev.CatGive(t, 2))
-    game.do(lambda t: ev.CatPrice(t, game.memory.facts().cat_options[0]))
+    game.do(lambda t: ev.CatPrice(t, game.cat_options()[0]))
     asked = texts.on_board(game.snap)
     assert game.snap["stage"] == "special"
     assert asked is not None and asked.text is not None and "корабль" in asked.text

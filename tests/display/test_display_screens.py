@@ -256,19 +256,16 @@ def test_english_strings() -> None:
 def test_memory_keeps_what_the_snapshot_does_not_say() -> None:
     memory = Memory()
     memory.feed([{"type": "final_started", "seats": [1, 2], "themes": 7}])
-    memory.feed([{"type": "final_turn", "seat": 2}])
-    assert memory.facts().final_turn == 2 and memory.facts().final_total == 7
+    assert memory.facts().final_total == 7
     memory.feed(
         [{"type": "final_timer", "until": 95.5}, {"type": "final_stake", "seat": 1, "stake": 300}]
     )
     facts = memory.facts()
     assert facts.final_until == 95_500_000_000 and dict(facts.revealed) == {1: 300}
     memory.feed([{"type": "special", "kind": "cat", "opener": 1}])
-    memory.feed(
-        [{"type": "cat_given", "from": 1, "to": 3}, {"type": "cat_prices", "options": [100, 500]}]
-    )
+    memory.feed([{"type": "cat_given", "from": 1, "to": 3}])
     facts = memory.facts()
-    assert (facts.cat_from, facts.cat_to, facts.cat_options) == (1, 3, (100, 500))
+    assert (facts.cat_from, facts.cat_to) == (1, 3)
     assert Memory().facts() == Facts()
 
 

@@ -22,6 +22,7 @@ import pygame
 from buzzer.arbiter import events as ev
 from buzzer.runtime.controller import Controller
 from display.scene import Facts, Memory, Scene
+from rules.snapshot import HostOptions
 
 pygame.font.init()
 
@@ -37,6 +38,27 @@ RULES = (
 
 NS = 1_000_000_000
 MS = 1_000_000
+
+
+def host_options(final_turn: int | None = None, cat_options: Any = None) -> HostOptions:
+    """Host options as the engine publishes them (``GameCore.host_options``), with the
+    two the board shows set by hand: whose turn it is in the final, the cat's values."""
+    return {
+        "settle_ms": 8.0,
+        "has_chooser": True,
+        "final_turn": final_turn,
+        "cat_options": None if cat_options is None else list(cat_options),
+        "cat_rules": None,
+        "stake_opener_only": None,
+        "bid_min": None,
+        "bid_step": None,
+        "bid_forced": None,
+        "bidder_pick": None,
+        "next_round": None,
+        "stake_min": None,
+        "stake_step": None,
+        "substitute": False,
+    }
 
 
 @dataclass
@@ -55,7 +77,7 @@ class ScriptedGame:
     """A game through the real :class:`Controller`, its clock advanced by hand.
 
     Every published (decisions, snapshot) pair is kept as a :class:`Frame`,
-    as the board screen would receive it.
+    as the board screen would receive it: with the controller's host options.
     """
 
     def __init__(self, header: dict[str, Any]) -> None:
@@ -63,11 +85,17 @@ class ScriptedGame:
         self.controller = Controller.new(header, clock=lambda: self.t)
         self.memory = Memory()
         self.memory.feed(self.controller.core.started)
-        self.frames: list[Frame] = [Frame(self.controller.snapshot(), self.memory.facts())]
+        facts = self.memory.facts().with_options(self.controller.host_options())
+        self.frames: list[Frame] = [Frame(self.controller.snapshot(), facts)]
         self.controller.subscribe(self._listen)
 
     def _listen(self, decisions: list[Any], snapshot: dict[str, Any]) -> None:
-        self.frames.append(Frame(snapshot, self.memory.feed(decisions), list(decisions)))
+        facts = self.memory.feed(decisions).with_options(self.controller.host_options())
+        self.frames.append(Frame(snapshot, facts, list(decisions)))
+
+    def cat_options(self) -> list[int]:
+        """The cat's values the engine offers now (empty: no choice)."""
+        return list(self.controller.host_options()["cat_options"] or ())
 
     @property
     def snap(self) -> dict[str, Any]:
@@ -176,7 +204,7 @@ def play_special(game: ScriptedGame, n: int) -> None:
             others = [s for s in range(1, len(snap["players"]) + 1) if s != chooser]
             game.first(*(lambda t, s=s: ev.CatGive(t, s) for s in [*others, chooser]))
         elif stage == "cat_price":
-            options = list(game.memory.facts().cat_options) or list(snap["prices"])
+            options = game.cat_options() or list(snap["prices"])
             game.first(*(lambda t, p=p: ev.CatPrice(t, p) for p in options))
         elif stage == "special":
             game.do(lambda t: ev.Judge(t, n % 2 == 0), gap=2.0)
