@@ -200,8 +200,8 @@ class GameCore:
             "stake_step": rules.final.stake_step if rules.final else None,
             "substitute": game.substitute_open(),
         }
-        if stage is Stage.FINAL_REMOVE and game.final_turns:
-            options["final_turn"] = game.final_turns[game.final_turn % len(game.final_turns)]
+        if stage is Stage.FINAL_REMOVE and game.final is not None:
+            options["final_turn"] = game.final.remover()
         if stage is Stage.CAT_PRICE and cat is not None and cat.price is CatPrice.MIN_OR_MAX:
             prices = game.board.current.prices
             options["cat_options"] = [min(prices), max(prices)]
@@ -439,8 +439,8 @@ class GameCore:
             else game.answerer
             if stage in (Stage.SPECIAL, Stage.BONUS)
             # the final's answers are judged in order: a verdict is the next one's
-            else game.final_order[0]
-            if stage is Stage.FINAL_JUDGING and game.final_order
+            else game.final.next_judged()
+            if stage is Stage.FINAL_JUDGING and game.final is not None
             else None
         )
         if seat is not None:

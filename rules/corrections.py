@@ -27,8 +27,7 @@ class HostCorrections:
     stage: Stage
     chooser: int | None
     shootout: Shootout | None
-    verdicts: list[Verdict]
-    objections_open: bool
+    objectable: list[Verdict] | None
     _final_pristine: bool
 
     if TYPE_CHECKING:
@@ -91,23 +90,23 @@ class HostCorrections:
     def _on_objection(self, item: Objection, out: list[Decision]) -> None:
         """TOUR-3.7 DEFAULT: an accepted objection turns that seat's −v into +v; the
         objector chooses next only if nobody else answered this question right."""
-        if not self.objections_open:
+        objectable = self.objectable
+        if objectable is None:
             raise SequenceError(
                 "objections are accepted only after a question closes and before the next "
                 "is selected (TOUR-3.7)"
             )
         verdict = next(
-            (v for v in self.verdicts if v.seat == item.seat and v.delta < v.right_delta), None
+            (v for v in objectable if v.seat == item.seat and v.delta < v.right_delta), None
         )
         if verdict is None:
             raise SequenceError(f"seat {item.seat} was not ruled wrong on the last question")
-        self.verdicts = [
-            Verdict(v.seat, v.right_delta, v.right_delta) if v is verdict else v
-            for v in self.verdicts
+        self.objectable = [
+            Verdict(v.seat, v.right_delta, v.right_delta) if v is verdict else v for v in objectable
         ]
         out.append(Note(item.t, "objection", (("seat", item.seat),)))
         self._add(item.t, item.seat, verdict.right_delta - verdict.delta, out)
-        others_right = any(v.delta == v.right_delta for v in self.verdicts if v.seat != item.seat)
+        others_right = any(v.delta == v.right_delta for v in objectable if v.seat != item.seat)
         if self.chooser is not None and not others_right and self.shootout is None:
             self.chooser = item.seat
             out.append(Chooser(item.t, item.seat))

@@ -2,7 +2,10 @@
 (C2003-2.8, TV-T-1).
 
 A mixin of :class:`rules.game.Game`: it owns the final's and the shootout's
-procedures and reads the game's state, which the game declares. Kept apart
+procedures and reads the game's state, which the game declares; the final's
+own state (who plays it, the themes, the stakes, the writing time) is the
+part-object :class:`rules.final_state.FinalState`, which exists once the final
+has started. Kept apart
 so that each module has one job: the game runs the rounds, this ends them.
 """
 
@@ -15,9 +18,10 @@ from buzzer.arbiter.decisions import Decision, Note
 from buzzer.arbiter.events import FinalJudge, FinalRemove, FinalStake
 from buzzer.arbiter.machine import SequenceError
 from rules.board import Board, RoundSpec
+from rules.final_state import FinalState
 from rules.profiles import RuleSystem
-from rules.specials.params import NobodyPositive, SinglePositive
-from rules.state import Shootout, Stage
+from rules.specials.params import FinalRules, NobodyPositive, SinglePositive
+from rules.state import Shootout, Stage, Verdict
 
 
 class FinalRound:
@@ -28,15 +32,8 @@ class FinalRound:
     scores: dict[int, int]
     stage: Stage
     winner: int | None
-    objections_open: bool
-    final_seats: tuple[int, ...]
-    final_themes: list[int]
-    final_turns: list[int]
-    final_turn: int
-    final_stakes: dict[int, int]
-    final_order: list[int]
-    final_answers_due: int | None
-    final_answers_in: bool
+    objectable: list[Verdict] | None
+    final: FinalState | None
     shootout: Shootout | None
     _final_pristine: bool
 
@@ -51,52 +48,60 @@ class FinalRound:
 
         def _final_theme_count(self) -> int: ...
 
-    def _final_begun(self) -> None:
-        """The final is under way: the last main-round question can no longer be objected to."""
+    def _final_begun(self) -> FinalState:
+        """The final is under way: the last main-round question can no longer be
+        objected to. Returns the final's state, which every final command acts on."""
+        final = self.final
+        assert final is not None
         self._final_pristine = False
-        self.objections_open = False
+        self.objectable = None
+        return final
+
+    def _final_rules(self) -> FinalRules:
+        spec = self.rules.final
+        assert spec is not None
+        return spec
 
     def _on_final_remove(self, item: FinalRemove, out: list[Decision]) -> None:
         self._expect(Stage.FINAL_REMOVE, "final_remove")
-        self._final_begun()
-        seat = self.final_turns[self.final_turn % len(self.final_turns)]
+        final = self._final_begun()
+        seat = final.remover()
         if item.seat is not None and item.seat != seat:
             raise SequenceError(
                 f"it is seat {seat}'s turn to remove a theme, not seat {item.seat}'s"
             )
-        if item.theme not in self.final_themes:
-            left = ", ".join(str(x) for x in self.final_themes)
+        if item.theme not in final.themes:
+            left = ", ".join(str(x) for x in final.themes)
             raise SequenceError(f"theme {item.theme} is not on the final board; left: {left}")
-        self.final_themes.remove(item.theme)
-        self.final_turn += 1
+        final.themes.remove(item.theme)
+        final.turn += 1
         out.append(Note(item.t, "final_removed", (("seat", seat), ("theme", item.theme))))
-        if len(self.final_themes) == 1:
-            self._final_theme_chosen(item.t, out)
+        if len(final.themes) == 1:
+            self._final_theme_chosen(item.t, final, out)
         else:
-            out.append(Note(item.t, "final_turn", (("seat", self._final_remover()),)))
+            out.append(Note(item.t, "final_turn", (("seat", final.remover()),)))
 
     def _on_final_stake(self, item: FinalStake, out: list[Decision]) -> None:
         self._expect(Stage.FINAL_STAKES, "final_stake")
-        self._final_begun()
-        final = self.rules.final
-        assert final is not None
-        if item.seat not in self.final_seats:
+        final = self._final_begun()
+        spec = self._final_rules()
+        if item.seat not in final.seats:
             raise SequenceError(f"seat {item.seat} does not play the final round")
         score = self.scores[item.seat]
         # C2003-2.7-D3: a missing stake counts as the minimum; above the score, as all-in.
-        amount = final.stake_min if item.amount is None else min(item.amount, score)
-        if amount < final.stake_min:
-            raise SequenceError(f"a final stake must be at least {final.stake_min}")
-        if amount % final.stake_step and amount != score:
-            raise SequenceError(f"final stakes go in steps of {final.stake_step}")
-        first = item.seat not in self.final_stakes
-        self.final_stakes[item.seat] = amount
+        amount = spec.stake_min if item.amount is None else min(item.amount, score)
+        if amount < spec.stake_min:
+            raise SequenceError(f"a final stake must be at least {spec.stake_min}")
+        if amount % spec.stake_step and amount != score:
+            raise SequenceError(f"final stakes go in steps of {spec.stake_step}")
+        first = item.seat not in final.stakes
+        final.stakes[item.seat] = amount
         if first:
             # The stake stays hidden until the answer is judged (TV-F-5).
             out.append(Note(item.t, "final_stake_in", (("seat", item.seat),)))
-        if len(self.final_stakes) == len(self.final_seats):
+        if not final.stakes_missing():
             self.stage = Stage.FINAL_JUDGING
-            out.append(Note(item.t, "final_question", (("judge_order", list(self.final_order)),)))
+            out.append(Note(item.t, "final_question", (("judge_order", list(final.order)),)))
 
     def _on_final_judge(self, item: FinalJudge, out: list[Decision]) -> None:
         self._expect(Stage.FINAL_JUDGING, "final_judge")
@@ -107,13 +112,7 @@ class FinalRound:
         (who plays the final, or who won without one: C2003-2.6, TV-F-1)."""
         self.stage = Stage.BOARD
         self.winner = None
-        self.final_seats = ()
-        self.final_themes = []
-        self.final_order = []
-        self.final_turns = []
-        self.final_stakes = {}
-        self.final_answers_due = None
-        self.final_answers_in = False
+        self.final = None
         self.shootout = None
         out.append(Note(t, "final_reconsidered"))
         self._end_main_rounds(t, out)
@@ -121,125 +120,109 @@ class FinalRound:
     def _end_main_rounds(self, t: int, out: list[Decision]) -> None:
         """After the last round: the final (C2003-2.6, TV-F-1), or the result."""
         self._final_pristine = True
-        final = self.rules.final
-        if final is None:
+        spec = self.rules.final
+        if spec is None:
             self._finish_by_score(t, sorted(self.scores), out)  # SPORT-2: no final
             return
         positive = [s for s in sorted(self.scores) if self.scores[s] > 0]
         if not positive:
-            if final.nobody_positive is NobodyPositive.NO_WINNER:
+            if spec.nobody_positive is NobodyPositive.NO_WINNER:
                 self._game_over(t, None, out)  # C2003-2.6b
             else:
                 self._finish_by_score(t, sorted(self.scores), out)  # TV-F-1: closest to zero
             return
-        if len(positive) == 1 and final.single_positive is SinglePositive.WINS_WITHOUT_FINAL:
+        if len(positive) == 1 and spec.single_positive is SinglePositive.WINS_WITHOUT_FINAL:
             self._game_over(t, positive[0], out)  # C2003-2.6d
             return
-        self.final_seats = tuple(positive)
-        self.final_order = self._order_by_score(positive)  # C2003-2.7-D1/D4, TV-F-2/5
-        self.final_turns = list(self.final_order)
-        self.final_turn = 0
-        self.final_themes = list(range(1, self._final_theme_count() + 1))
-        self.final_stakes = {}
-        self.final_answers_due = None
-        self.final_answers_in = False
+        # C2003-2.7-D1/D4, TV-F-2/5: in ascending order of score
+        final = FinalState(self._order_by_score(positive), self._final_theme_count())
+        self.final = final
         out.append(
             Note(
                 t,
                 "final_started",
-                (("seats", list(self.final_seats)), ("themes", len(self.final_themes))),
+                (("seats", list(final.seats)), ("themes", len(final.themes))),
             )
         )
-        if len(self.final_themes) > 1:
+        if len(final.themes) > 1:
             self.stage = Stage.FINAL_REMOVE
-            out.append(Note(t, "final_turn", (("seat", self._final_remover()),)))
+            out.append(Note(t, "final_turn", (("seat", final.remover()),)))
         else:
-            self._final_theme_chosen(t, out)
+            self._final_theme_chosen(t, final, out)
 
-    def _final_remover(self) -> int:
-        return self.final_turns[self.final_turn % len(self.final_turns)]
-
-    def _final_theme_chosen(self, t: int, out: list[Decision]) -> None:
-        out.append(Note(t, "final_theme", (("theme", self.final_themes[0]),)))
+    def _final_theme_chosen(self, t: int, final: FinalState, out: list[Decision]) -> None:
+        out.append(Note(t, "final_theme", (("theme", final.themes[0]),)))
         self.stage = Stage.FINAL_STAKES
 
     def _final_reading(self) -> bool:
         return self.stage in (Stage.FINAL_STAKES, Stage.FINAL_JUDGING)
 
-    def _final_reading_start(self, t: int, out: list[Decision]) -> None:
+    def _final_reading_start(self) -> None:
         """The host starts reading the final question: only once every stake is in."""
         self._check_final_unread()
 
     def _final_reading_end(self, t: int, out: list[Decision]) -> None:
         """The reading is over: the 30 s for the written answers start (C2003-2.7.4, TV-F-4)."""
         self._check_final_unread()
-        final = self.rules.final
-        assert final is not None
-        self._final_begun()
-        self.final_answers_due = t + final.answer_time_ns
-        out.append(Note(t, "final_timer", (("until", self.final_answers_due / 1e9),)))
+        final = self._final_begun()
+        final.answers_due = t + self._final_rules().answer_time_ns
+        out.append(Note(t, "final_timer", (("until", final.answers_due / 1e9),)))
 
     def _check_final_unread(self) -> None:
         """The final question is read after the last stake (C2003-2.7.3) and once (2.7.4)."""
+        final = self.final
+        assert final is not None
         if self.stage is Stage.FINAL_STAKES:
-            raise SequenceError(self._stakes_missing())
-        if self.final_answers_due is not None:
+            names = ", ".join(f"seat {s}" for s in final.stakes_missing())
+            raise SequenceError(
+                f"the final question is read once every stake is in (C2003-2.7.3, TV-F-3): "
+                f"waiting for {names}"
+            )
+        if final.answers_due is not None:
             raise SequenceError(
                 "the final question has been read already: it is read once, and its 30 s "
                 "for the answers started at the end of that reading (C2003-2.7.4)"
             )
 
-    def _final_advance(self, t: int, out: list[Decision]) -> None:
-        """Time has reached ``t``: at the end of the 30 s the written answers are in."""
-        due = self.final_answers_due
-        if due is not None and not self.final_answers_in and due <= t:
-            self.final_answers_in = True
-            out.append(Note(due, "final_answers_in", (("judge_order", list(self.final_order)),)))
-
-    def _stakes_missing(self) -> str:
-        missing = [s for s in self.final_seats if s not in self.final_stakes]
-        names = ", ".join(f"seat {s}" for s in missing)
-        return (
-            f"the final question is read once every stake is in (C2003-2.7.3, TV-F-3): "
-            f"waiting for {names}"
-        )
-
     def _judge_final(self, t: int, correct: bool, seat: int | None, out: list[Decision]) -> None:
         # C2003-2.7.4/2.7.5, TV-F-4/5: the answers are judged once they are in, after the
         # question was read and its 30 s ran out. A verdict before that (a stray tap)
         # would reveal and score a stake for an answer nobody has written yet.
-        due = self.final_answers_due
+        final = self.final
+        assert final is not None
+        due = final.answers_due
         if due is None:
             raise SequenceError(
                 "the final question has not been read yet: read it (reading_start, "
                 "reading_end), then judge the answers after the 30 s (C2003-2.7.4, TV-F-4)"
             )
-        self._final_advance(t, out)
-        if not self.final_answers_in:
+        final.advance(t, out)
+        if not final.answers_in:
             left = (due - t) / 1e9
             raise SequenceError(
                 f"the players are still writing their answers: {left:.1f} s of the 30 s "
                 "left; judge the answers after them (C2003-2.7.5, TV-F-5)"
             )
         self._final_begun()
-        expected = self.final_order[0]
+        expected = final.order[0]
         if seat is not None and seat != expected:
             raise SequenceError(
                 f"final answers are judged in ascending order of score: seat {expected} is next"
             )
-        self.final_order.pop(0)
-        stake = self.final_stakes[expected]
+        final.order.pop(0)
+        stake = final.stakes[expected]
         out.append(Note(t, "final_stake", (("seat", expected), ("stake", stake))))
         self._add(t, expected, stake if correct else -stake, out)  # C2003-2.7.6
-        if self.final_order:
+        if final.order:
             return
-        final = self.rules.final
-        assert final is not None
-        if len(self.final_seats) == 1 and final.single_positive is SinglePositive.PLAYS_ALONE:
-            self._game_over(t, self.final_seats[0], out)  # TV-F-1 DEFAULT
+        if (
+            len(final.seats) == 1
+            and self._final_rules().single_positive is SinglePositive.PLAYS_ALONE
+        ):
+            self._game_over(t, final.seats[0], out)  # TV-F-1 DEFAULT
             return
         # Only the finalists contend: the others left before the final (TV-F-1, C2003-2.6a).
-        self._finish_by_score(t, self.final_seats, out)
+        self._finish_by_score(t, final.seats, out)
 
     def _finish_by_score(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:
         """The highest score wins; a tie for first goes to a shootout (C2003-2.8, TV-T-1)."""

@@ -13,7 +13,8 @@ nothing here asks which rule system is in force.
 The game is made of parts, each in its own module. Parts that hold state of
 their own are objects the game holds: the stake question's bidding
 (:mod:`rules.specials.stake`), the cat once given (:mod:`rules.specials.cat`),
-the bonus contest (:mod:`rules.specials.bonus`). Parts that are procedures on
+the bonus contest (:mod:`rules.specials.bonus`), the final once it has started
+(:mod:`rules.final_state`). Parts that are procedures on
 the game's own state are mixins: the round clock (:mod:`rules.rounds`), the
 bonus contest's offer and play (:mod:`rules.specials.bonus_round`), the
 host's corrections (:mod:`rules.corrections`), the final and the shootout
@@ -60,6 +61,7 @@ from buzzer.arbiter.machine import PAUSED, Arbiter, Phase, SequenceError
 from rules.board import Board, BoardError
 from rules.corrections import HostCorrections
 from rules.final import FinalRound
+from rules.final_state import FinalState
 from rules.rounds import RoundClock
 from rules.setup import GameSetup as GameSetup  # the header, where its users import it from
 from rules.snapshot import GameSnapshot
@@ -101,9 +103,11 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
         #: The round whose gong sounded while a question was in play (TV-G-6), if any:
         #: the rest of that round is struck when the question is over.
         self.round_gonged: int | None = None
-        # The question being played: verdicts so far (for objections, TOUR-3.7).
+        #: The question being played: its verdicts so far (for objections, TOUR-3.7).
         self.verdicts: list[Verdict] = []
-        self.objections_open = False
+        #: The last closed question's verdicts while an objection to it is
+        #: accepted (TOUR-3.7: until the next select); None when none is.
+        self.objectable: list[Verdict] | None = None
         # Special questions.
         #: The stake question being bid on (rules/specials/stake.py).
         self.stake: StakeQuestion | None = None
@@ -119,17 +123,8 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
         #: The cat in the bag once given (rules/specials/cat.py), until its question closes.
         self.cat: CatInBag | None = None
         self.bonus_offered = False
-        # The final round.
-        self.final_seats: tuple[int, ...] = ()
-        self.final_themes: list[int] = []
-        self.final_turns: list[int] = []
-        self.final_turn = 0
-        self.final_stakes: dict[int, int] = {}
-        self.final_order: list[int] = []
-        #: When the 30 s for the final's written answers end (set by the reading's end).
-        self.final_answers_due: int | None = None
-        #: The 30 s are over: the answers are in and may be judged (C2003-2.7.5).
-        self.final_answers_in = False
+        #: The final round once it has started (rules/final_state.py).
+        self.final: FinalState | None = None
         self.shootout: Shootout | None = None
         #: A-G-D1: when the host paused the game (None: it runs). Every clock
         #: stands still until the resume, which moves each pending deadline on.
@@ -252,10 +247,8 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
         end = self._round_clock_end()
         if end is not None and end > paused_at and self.round_started_at is not None:
             self.round_started_at += length  # TV-G-6: the round clock (and its warning)
-        if self.final_answers_due is not None and not self.final_answers_in:
-            self.final_answers_due += length  # C2003-2.7.4, TV-F-4: the writing time
-            # its new end, as at the reading's end: the screens count down to it
-            out.append(Note(item.t, "final_timer", (("until", self.final_answers_due / 1e9),)))
+        if self.final is not None:
+            self.final.resume(item.t, length, out)  # C2003-2.7.4, TV-F-4: the writing time
 
     def _on_reading_start(self, item: ReadingStart, out: list[Decision]) -> None:
         self.reading_start(item.t, out)
@@ -296,13 +289,13 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
 
     def reading_start(self, t: int, out: list[Decision]) -> None:
         if self._final_reading():
-            self._final_reading_start(t, out)
+            self._final_reading_start()
             return
         if self.stage is Stage.SPECIAL:
             self._special_read("reading_start")
             return
         self._expect(Stage.QUESTION, "reading_start")
-        self.arbiter.start_reading(t, out)
+        self.arbiter.begin_reading()
 
     def reading_end(self, t: int, out: list[Decision]) -> None:
         if self._final_reading():
@@ -339,7 +332,7 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
         self._skip_bonus(t, out)
         if self.stage is not Stage.BOARD:
             raise SequenceError(self._busy_message())
-        self.objections_open = False
+        self.objectable = None
         board = self._board()
         if self.shootout is None:
             self._check_round_clock(t, out)
@@ -351,7 +344,6 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
             board = self._board()
         theme, price = self._resolve_cell(board, theme, price)
         self.cell = (theme, price)
-        self.verdicts = []
         if self.round_started_at is None:
             self.round_started_at = t
         round_no = board.round_index + 1
@@ -369,7 +361,8 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
             out.append(Note(t, "special", (("kind", "cat"), ("opener", self.chooser))))
         else:
             multiplier = self.rules.sponsor_multiplier
-            assert multiplier is not None and self.chooser is not None
+            assert multiplier is not None
+            assert self.chooser is not None
             out.append(Note(t, "special", (("kind", "sponsor"), ("opener", self.chooser))))
             self._designate(t, self.chooser, price * multiplier, out, wrong_costs=False)
 
@@ -422,15 +415,16 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
             self._close_question(closes_at, None, out)
         elif self.stage is Stage.BIDDING and self.arbiter.advance(t, out):
             closes_at = self.arbiter.closes_at
-            assert closes_at is not None and self.stake is not None
+            assert closes_at is not None
+            assert self.stake is not None
             self.stake.bidding.close_window()  # TV-H-1995-01: nobody bought it in time
             self._after_bidding_move(closes_at, out)
         elif self.stage is Stage.BOARD:
             end = self._round_clock_end()
             if end is not None and end < t:
                 self._check_round_clock(end, out)
-        elif self.stage is Stage.FINAL_JUDGING:
-            self._final_advance(t, out)
+        elif self.final is not None:
+            self.final.advance(t, out)  # the final's 30 s for the written answers
 
     def next_deadline(self) -> int | None:
         """The next instant at which time passing alone changes something."""
@@ -449,8 +443,8 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
             return arbiter.closes_at
         if self.stage is Stage.BOARD:
             return self._round_clock_end()
-        if self.stage is Stage.FINAL_JUDGING and not self.final_answers_in:
-            return self.final_answers_due
+        if self.final is not None:
+            return self.final.deadline()
         return None
 
     @property
@@ -492,7 +486,9 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
     def _on_cat_give(self, item: CatGive, out: list[Decision]) -> None:
         self._expect(Stage.CAT_GIVE, "cat_give")
         rules = self.rules.cat
-        assert rules is not None and self.chooser is not None and self.cell is not None
+        assert rules is not None
+        assert self.chooser is not None
+        assert self.cell is not None
         series = self.setup.cat_series.get((self.board.round_index + 1, *self.cell))
         prices = self._board().current.prices
         cat = CatInBag.give(rules, self.chooser, item.seat, series, prices, item.t, out)
@@ -506,7 +502,8 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
     def _on_cat_price(self, item: CatPrice, out: list[Decision]) -> None:
         self._expect(Stage.CAT_PRICE, "cat_price")
         cat = self.cat
-        assert cat is not None and self.answerer is not None
+        assert cat is not None
+        assert self.answerer is not None
         cat.check_price(item.price, self._board().current.prices)
         self._designate(item.t, self.answerer, item.price, out, wrong_costs=True)
 
@@ -525,7 +522,8 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
 
     def _open_stake(self, t: int, price: int, out: list[Decision]) -> None:
         rules = self.rules.stake
-        assert rules is not None and self.chooser is not None
+        assert rules is not None
+        assert self.chooser is not None
         self.stage = Stage.BIDDING
         self.stake, forced = StakeQuestion.open(
             rules, self.chooser, price, self.scores, self.rng, t, out
@@ -588,7 +586,8 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
         self.answerer = None
         self.special_deadline = None
         self.cat = None
-        self.objections_open = True
+        self.objectable = self.verdicts  # TOUR-3.7: open to objection until the next select
+        self.verdicts = []
         if self.shootout is not None:
             if board.round_done:
                 self._end_shootout(t, out)

@@ -35,7 +35,7 @@ def game_snapshot(game: Game) -> GameSnapshot:
         "prices": list(board.current.prices),
         "played": sorted([list(c) for c in board.played]),
         "cell": list(game.cell) if game.cell else None,
-        "special": game.special.value if game.special else None,
+        "special": None if game.special is None else game.special.value,
         "scores": {str(s): v for s, v in game.scores.items()},
         "chooser": game.chooser,
         "phase": arbiter.phase.value,
@@ -109,15 +109,16 @@ def _bonus(game: Game) -> BonusView | None:
 
 
 def _final(game: Game) -> FinalView | None:
-    if not game.final_seats:
+    final = game.final
+    if final is None:
         return None
     return {
-        "seats": list(game.final_seats),
-        "themes_left": list(game.final_themes),
-        "staked": sorted(game.final_stakes),
-        "judge_order": list(game.final_order),
-        "answers_due": game.final_answers_due,
-        "answers_in": game.final_answers_in,
+        "seats": list(final.seats),
+        "themes_left": list(final.themes),
+        "staked": sorted(final.stakes),
+        "judge_order": list(final.order),
+        "answers_due": final.answers_due,
+        "answers_in": final.answers_in,
         # C2003-2.7.4, TV-F-4 (30 s, or the final_answer_time_s option)
         "answer_time_s": game.rules.final.answer_time_ns / 1e9 if game.rules.final else None,
     }

@@ -174,6 +174,13 @@ class Arbiter:
         self.pending_tie = None
 
     def start_reading(self, t: int, out: list[Decision]) -> None:
+        """The start of reading, in the shape of every input (``t``, ``out``):
+        :meth:`begin_reading`, which needs neither."""
+        self.begin_reading()
+
+    def begin_reading(self) -> None:
+        """The host starts reading: it moves the phase, or is refused. It decides
+        nothing at an instant and says nothing (no press is judged by it)."""
         if self.phase is Phase.SELECTED:
             self.phase = Phase.READING
         elif self.phase is Phase.READING or (

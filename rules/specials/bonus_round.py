@@ -18,7 +18,7 @@ from buzzer.arbiter.events import BonusReply
 from rules.board import Board
 from rules.profiles import RuleSystem
 from rules.specials.bonus import BonusContest, BonusResult
-from rules.state import Shootout, Stage
+from rules.state import Shootout, Stage, Verdict
 
 
 class BonusRound:
@@ -30,7 +30,7 @@ class BonusRound:
     scores: dict[int, int]
     stage: Stage
     answerer: int | None
-    objections_open: bool
+    objectable: list[Verdict] | None
     shootout: Shootout | None
     bonus: BonusContest | None
     bonus_offered: bool
@@ -65,7 +65,7 @@ class BonusRound:
         ):
             return
         self.bonus_offered = True
-        self.objections_open = False
+        self.objectable = None
         order = self._descending_by_score(sorted(self.scores))
         self.bonus = BonusContest(rules, order)
         self.stage = Stage.BONUS_OFFER
@@ -116,7 +116,8 @@ class BonusRound:
     def _judge_bonus(self, t: int, correct: bool, out: list[Decision]) -> None:
         contest = self.bonus
         seat = self.answerer
-        assert contest is not None and seat is not None
+        assert contest is not None
+        assert seat is not None
         result = contest.answer(correct)
         number = contest.right + (0 if correct else 1)
         out.append(

@@ -631,7 +631,8 @@ def test_a_select_while_the_final_answers_are_judged_is_refused_saying_so() -> N
     play.press(3.0, B)
     play.judge(4.0, True)
     game = play.game
-    for other in game.final_themes[1:]:
+    assert game.final is not None
+    for other in game.final.themes[1:]:
         play.do(FinalRemove(5 * S, other))
     play.do(FinalStake(6 * S, B, 10))
     assert game.snapshot()["stage"] == "final_judging"
