@@ -36,7 +36,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import cookie_parser
 
-from buzzer import __version__
+from buzzer import __version__, words
 from buzzer.journal.store import JournalWriteError
 from buzzer.panel import messages
 from buzzer.panel.auth import COOKIE, PinGuard
@@ -307,6 +307,18 @@ def create_app(
     @app.get("/view", include_in_schema=False)
     async def viewer_page() -> FileResponse:
         return page("view.html")
+
+    words_script = words.script("panel").encode("utf-8")
+
+    @app.get("/words.js", include_in_schema=False)
+    async def page_words() -> Response:
+        """The pages' words, from the one catalogue (``buzzer/words``), as a script
+        of their own: the pages' policy forbids inline script."""
+        return Response(
+            words_script,
+            media_type="text/javascript; charset=utf-8",
+            headers={"Cache-Control": "no-cache"},
+        )
 
     if report is not None:
 

@@ -6,18 +6,14 @@
 const Svoyak = (() => {
   const params = new URLSearchParams(location.search);
   let lang = params.get("lang") || localStorage.getItem("svoyak.lang") || "ru";
-  if (!(lang in WORDS)) lang = "ru";
+  if (!I18n.has(lang)) lang = I18n.FALLBACK;
 
   function t(key, vars) {
-    let text = (WORDS[lang] && WORDS[lang][key]) ?? WORDS.ru[key] ?? key;
-    if (vars) {
-      for (const [k, v] of Object.entries(vars)) text = text.split("{" + k + "}").join(String(v));
-    }
-    return text;
+    return I18n.t(lang, key, vars);
   }
 
   function setLang(next) {
-    lang = next in WORDS ? next : "ru";
+    lang = I18n.has(next) ? next : I18n.FALLBACK;
     localStorage.setItem("svoyak.lang", lang);
     const url = new URL(location.href);
     url.searchParams.set("lang", lang);

@@ -6,7 +6,6 @@ project's Pico emulator on a pseudo-terminal, the real serial link."""
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from buzzer import words
 from firmware_bridge.emulator import Emulator
 from tests.buzzer.panel.test_panel_cli import served
 from tests.support.http import http_client
@@ -127,12 +127,10 @@ def until(check: Any, what: str, timeout: float = 20.0) -> Any:
 
 
 def host_text(alert: dict[str, Any]) -> str:
-    """The alert as the host's page words it in Russian (i18n.js, common.js alertText)."""
-    words = (ROOT / "buzzer" / "panel" / "static" / "i18n.js").read_text(encoding="utf-8")
+    """The alert as the host's page words it in Russian (the catalogue's panel
+    words, common.js alertText)."""
     key = "alert.source." + alert["why"] if alert.get("why") else "alert.source"
-    template = re.search(rf'"{re.escape(key)}":\s*"([^"]*)"', words)  # Russian comes first
-    assert template is not None, key
-    text = template.group(1)
+    text = words.table("panel", "ru")[key]
     for key in ("source", "detail", "ms"):
         text = text.replace("{" + key + "}", str(alert.get(key) or ""))
     return text

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from buzzer import words
 from buzzer.app.inputs import Attached, attach_bridge
 from buzzer.arbiter.events import ReadingEnd, ReadingStart, Select
 from buzzer.journal.store import JournalStore
@@ -166,9 +167,9 @@ def test_a_press_stamped_in_the_devices_future_is_refused_on_the_record(tmp_path
         wait(lambda: pico.unacked() == [], "every event acknowledged")
         assert max(event for _, event in pico.acks()) >= forged + 2
         assert link.stats().future_stamps == 1
-    words = (Path(__file__).parents[3] / "buzzer/panel/static/i18n.js").read_text("utf-8")
-    assert '"alert.source.future": "Кнопки «{source}»: устройство прислало' in words
-    assert '"alert.source.future": "The {source} buttons: the device sent {count}' in words
+    future = {lang: words.table("panel", lang)["alert.source.future"] for lang in ("ru", "en")}
+    assert future["ru"].startswith("Кнопки «{source}»: устройство прислало")
+    assert future["en"].startswith("The {source} buttons: the device sent {count}")
 
 
 def test_a_heartbeat_from_the_devices_future_is_refused_and_moves_nothing(
