@@ -7,7 +7,8 @@ and the snapshot to pick that sentence, and falls back on the engine's
 message when no better one is known. Only the wording is chosen here: whether
 a command is refused is decided by the engine, and by the host-command
 service's own checks (``host_commands.py``: the id, the version, the pause,
-who sent it), whose sentences are here too.
+who sent it), whose sentences are here too. The sentences themselves are the
+catalogue's ``refusal`` namespace (``buzzer/words/*.json``).
 """
 
 from __future__ import annotations
@@ -15,36 +16,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from buzzer.words import tr
 from rules.snapshot import GameSnapshot, LiveSnapshot
 
-STAGE_RU = {
-    "board": "табло: выбор вопроса",
-    "question": "вопрос",
-    "bidding": "торги",
-    "cat_give": "кот в мешке: кому отдать",
-    "cat_price": "кот в мешке: стоимость",
-    "special": "спецвопрос",
-    "bonus_offer": "бонус-конкурс: предложение",
-    "bonus": "бонус-конкурс",
-    "final_remove": "финал: убираем темы",
-    "final_stakes": "финал: ставки",
-    "final_judging": "финал: ответы",
-    "over": "игра окончена",
-}
-STAGE_EN = {
-    "board": "the board: choosing a question",
-    "question": "a question",
-    "bidding": "the bidding",
-    "cat_give": "the cat in the bag: whom to give it",
-    "cat_price": "the cat in the bag: its value",
-    "special": "a special question",
-    "bonus_offer": "the bonus contest: the offer",
-    "bonus": "the bonus contest",
-    "final_remove": "the final: removing themes",
-    "final_stakes": "the final: stakes",
-    "final_judging": "the final: answers",
-    "over": "the game is over",
-}
+STAGES = (
+    "board",
+    "question",
+    "bidding",
+    "cat_give",
+    "cat_price",
+    "special",
+    "bonus_offer",
+    "bonus",
+    "final_remove",
+    "final_stakes",
+    "final_judging",
+    "over",
+)
+STAGE_RU = {stage: tr(f"refusal.stage.{stage}", "ru") for stage in STAGES}
+STAGE_EN = {stage: tr(f"refusal.stage.{stage}", "en") for stage in STAGES}
+
+
+def say(key: str, **fields: object) -> tuple[str, str]:
+    """The refusal ``key`` in Russian and in English, its fields filled."""
+    return tr(f"refusal.{key}", "ru", **fields), tr(f"refusal.{key}", "en", **fields)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,26 +67,10 @@ def name(snapshot: GameSnapshot, seat: int | None) -> str:
     return f"{players[seat - 1]} ({seat})"
 
 
-PAUSED = Message(
-    "paused",
-    "Игра на паузе: нажмите «Продолжить», чтобы играть дальше.",
-    "The game is paused: tap Resume to go on.",
-)
-ID_REUSED = Message(
-    "id_reused",
-    "Этот номер команды уже использован для другой команды: обновите страницу.",
-    "This command id was already used for another command: reload the page.",
-)
-UNKNOWN_VERSION = Message(
-    "stale",
-    "Панель отстала от игры: экран обновлён — проверьте его и нажмите ещё раз.",
-    "The panel was behind the game: the screen is updated, check it and tap again.",
-)
-NOT_FROM_BUTTONS = Message(
-    "not_allowed",
-    "Эту команду нельзя дать кнопкой ведущего: только с панели.",
-    "This command cannot be given with a host button: only from the panel.",
-)
+PAUSED = Message("paused", *say("paused"))
+ID_REUSED = Message("id_reused", *say("id_reused"))
+UNKNOWN_VERSION = Message("stale", *say("unknown_version"))
+NOT_FROM_BUTTONS = Message("not_allowed", *say("not_from_buttons"))
 
 
 def journal_failed(error: Exception) -> Message:
@@ -101,30 +80,20 @@ def journal_failed(error: Exception) -> Message:
     last line recorded; anything else is said as it is."""
     why = getattr(error, "why", None)
     recorded = getattr(error, "recorded", -1)
-    line_ru = f"после строки {recorded} " if recorded >= 0 else ""
-    line_en = f" after line {recorded}" if recorded >= 0 else ""
-    if why == "full":
+    after = ("", "")
+    if recorded >= 0:
+        after = say("journal.after_line", line=recorded)
+    if why in ("full", "readonly"):
+        key = f"journal.{why}"
         return Message(
-            "journal_full",
-            f"Диск журнала заполнен: {line_ru}ничего не записано, команда не применена. "
-            "Освободите место на диске и повторите — игра продолжится без перезапуска.",
-            f"The journal's disk is full: nothing{line_en} was recorded, the command was not "
-            "applied. Free space on the disk and try again: the game goes on, no restart needed.",
-        )
-    if why == "readonly":
-        return Message(
-            "journal_readonly",
-            f"Диск журнала стал только для чтения: {line_ru}ничего не записано, команда не "
-            "применена. Диск, возможно, неисправен: позовите техника.",
-            f"The journal's disk became read-only: nothing{line_en} was recorded, the command "
-            "was not applied. The disk may be failing: call the technician.",
+            f"journal_{why}",
+            tr(f"refusal.{key}", "ru", after=after[0]),
+            tr(f"refusal.{key}", "en", after=after[1]),
         )
     return Message(
         "journal_failed",
-        f"Журнал не записывается: {line_ru}ничего не записано, команда не применена "
-        f"({error}). Позовите техника: проверьте диск и повторите.",
-        f"The journal cannot be written: nothing{line_en} was recorded, the command was not "
-        f"applied ({error}). Call the technician: check the disk and try again.",
+        tr("refusal.journal.failed", "ru", after=after[0], error=error),
+        tr("refusal.journal.failed", "en", after=after[1], error=error),
     )
 
 
@@ -134,28 +103,24 @@ def stale(kind: str, then: LiveSnapshot, now: LiveSnapshot) -> Message:
     if then.get("answering") != now.get("answering"):
         seat = now.get("answering")
         if seat is None:
-            ru, en = ": сейчас никто не отвечает", ": nobody is answering now"
+            ru, en = say("stale.nobody")
         else:
-            who = name(now, seat)
-            ru, en = f": теперь отвечает {who}", f": {who} is answering now"
+            ru, en = say("stale.answering", who=name(now, seat))
     elif then.get("stage") != now.get("stage"):
         stage = str(now.get("stage"))
-        ru = f": теперь — {STAGE_RU.get(stage, stage)}"
-        en = f": now it is {STAGE_EN.get(stage, stage)}"
+        ru = tr("refusal.stale.stage", "ru", stage=STAGE_RU.get(stage, stage))
+        en = tr("refusal.stale.stage", "en", stage=STAGE_EN.get(stage, stage))
     elif then.get("phase") != now.get("phase"):
-        ru, en = ": изменилось состояние вопроса", ": the question's state changed"
+        ru, en = say("stale.phase")
     return Message(
         "stale",
-        f"Пока вы нажимали, игра изменилась{ru}. Проверьте экран и нажмите ещё раз.",
-        f"The game changed while you were tapping{en}. Check the screen and tap again.",
+        tr("refusal.stale", "ru", why=ru),
+        tr("refusal.stale", "en", why=en),
     )
 
 
 def no_such_seat(seat: int, players: int) -> tuple[str, str]:
-    return (
-        f"Нет игрока номер {seat}: в игре {players}.",
-        f"There is no player {seat}: the game has {players}.",
-    )
+    return say("no_such_seat", seat=seat, players=players)
 
 
 def stake_above_score(snapshot: GameSnapshot, seat: int, amount: int, score: int) -> Message:
@@ -169,9 +134,7 @@ def stake_above_score(snapshot: GameSnapshot, seat: int, amount: int, score: int
     """
     who = name(snapshot, seat)
     return Message(
-        "stake_above_score",
-        f"Ставка {amount} больше счёта игрока {who}: не больше {score} (ва-банк — это {score}).",
-        f"The stake {amount} is above {who}'s score: at most {score} (all-in is {score}).",
+        "stake_above_score", *say("stake_above_score", amount=amount, who=who, score=score)
     )
 
 
@@ -179,10 +142,9 @@ def refused(command: dict[str, Any], snapshot: GameSnapshot, engine: str) -> Mes
     """The engine refused ``command``: one sentence for the host, and the engine's own."""
     ru, en = _explain(command, snapshot)
     if not ru and command.get("type") == "undo":
-        ru = f"Эту команду нельзя отменить: {engine}"
-        en = f"This command cannot be undone: {engine}"
+        ru, en = say("cannot_undo", engine=engine)
     if not ru:
-        ru, en = f"Игра отказала: {engine}", f"The game refused: {engine}"
+        ru, en = say("engine", engine=engine)
     return Message("refused", ru, en, engine)
 
 
@@ -193,83 +155,63 @@ def _explain(command: dict[str, Any], snap: GameSnapshot) -> tuple[str, str]:
     answering = snap.get("answering")
     where_ru = STAGE_RU.get(stage, stage)
     where_en = STAGE_EN.get(stage, stage)
-    judge_first = (
-        f"Отвечает {name(snap, answering)}: сначала оцените ответ.",
-        f"{name(snap, answering)} is answering: judge the answer first.",
-    )
+
+    def at_stage(key: str) -> tuple[str, str]:
+        """A sentence naming the stage the game is at, in each language."""
+        return (
+            tr(f"refusal.{key}", "ru", stage=where_ru),
+            tr(f"refusal.{key}", "en", stage=where_en),
+        )
+
+    judge_first = say("judge_first", who=name(snap, answering))
     if kind == "pause" and snap.get("paused_at") is not None:
-        return "Игра уже на паузе.", "The game is already paused."
+        return say("already_paused")
     if kind == "resume" and snap.get("paused_at") is None:
-        return "Игра не на паузе: продолжать нечего.", "The game is not paused: nothing to resume."
+        return say("not_paused")
     if stage == "over":
-        return "Игра окончена.", "The game is over."
+        return say("over")
     if kind in ("judge", "final_judge"):
         if kind == "judge" and stage == "final_judging":
             return "", ""
         if answering is None and stage != "final_judging":
-            return "Сейчас никто не отвечает — оценивать нечего.", (
-                "Nobody is answering: there is nothing to judge."
-            )
+            return say("nothing_to_judge")
         if kind == "final_judge" and stage != "final_judging":
-            return (
-                f"Ответы финала оцениваются позже; сейчас — {where_ru}.",
-                f"Final answers are judged later; now it is {where_en}.",
-            )
+            return at_stage("final_judged_later")
         final = snap.get("final")
         if stage == "final_judging" and not (final and final["answers_in"]):
             # C2003-2.7.4/2.7.5, TV-F-4/5: verdicts once the written answers are in
             if final is None or final["answers_due"] is None:
-                return (
-                    "Сначала прочитайте вопрос финала («Чтение окончено» запускает 30 с на "
-                    "запись); ответы оцениваются после них.",
-                    "Read the final question first (its end starts the 30 s to write); "
-                    "the answers are judged after them.",
-                )
-            return (
-                "Игроки ещё пишут ответы: оценивайте, когда выйдет время.",
-                "The players are still writing: judge when the time is up.",
-            )
+                return say("final_read_first")
+            return say("final_writing")
         order = final["judge_order"] if final else []
         if kind == "final_judge" and order and command.get("seat") not in (None, order[0]):
-            return (
-                f"Ответы оцениваются по возрастанию счёта: следующий — {name(snap, order[0])}.",
-                f"Answers are judged in ascending order of score: {name(snap, order[0])} is next.",
-            )
+            return say("final_order", who=name(snap, order[0]))
         return "", ""
     if kind in ("reading_start", "reading_end"):
         if stage == "final_stakes":
-            return (
-                "Вопрос финала читается, когда сданы все ставки.",
-                "The final question is read once every stake is in.",
-            )
+            return say("final_stakes_first")
         if stage == "final_judging":
             final = snap.get("final")
             if final is not None and final["answers_due"] is not None:
-                return "Вопрос финала уже прочитан.", "The final question has been read already."
+                return say("final_read_already")
             return "", ""
         if stage != "question":
-            return (
-                f"Сначала выберите вопрос; сейчас — {where_ru}.",
-                f"Choose a question first; now it is {where_en}.",
-            )
+            return at_stage("choose_first")
         if phase == "answering":
             return judge_first
         if phase == "open":
-            return "Вопрос уже дочитан до конца.", "The question has already been read to the end."
+            return say("read_already")
         if phase == "closed":
-            return "Этот вопрос уже закрыт.", "This question is already closed."
+            return say("closed_already")
         return "", ""
     if kind == "select":
         if stage == "question" and phase == "answering":
             return judge_first
         if stage not in ("board", "question"):
-            return (
-                f"Сейчас нельзя выбрать вопрос: {where_ru}.",
-                f"A question cannot be chosen now: {where_en}.",
-            )
+            return at_stage("select_not_now")
         cell = [command.get("theme"), command.get("price")]
         if cell in (snap.get("played") or []):
-            return "Этот вопрос уже сыгран.", "This question has already been played."
+            return say("played_already")
         themes = snap.get("themes") or []
         prices = snap.get("prices") or []
         theme, price = command.get("theme"), command.get("price")
@@ -278,114 +220,63 @@ def _explain(command: dict[str, Any], snap: GameSnapshot) -> tuple[str, str]:
             and price is not None
             and (not 1 <= theme <= len(themes) or price not in prices)
         ):
-            return "Такого вопроса нет на табло.", "There is no such question on the board."
+            return say("no_such_question")
         return "", ""
     if kind == "timeout":
         if stage == "special":
-            return (
-                f"На спецвопрос отвечает {name(snap, answering)}: молчание — это «Неверно».",
-                f"{name(snap, answering)} must answer the special question: "
-                "silence is judged Wrong.",
-            )
+            return say("special_silence", who=name(snap, answering))
         if stage == "question" and phase == "answering":
             return judge_first
-        return "Нет открытого вопроса.", "No question is open."
+        return say("no_question")
     if kind == "bidder_pick":
         # TV-S-AUC-3: «игрока выбирает ведущий», among equal scores, when the turn comes
         bidding = snap.get("bidding")
         if stage != "bidding" or not bidding:
-            return "Сейчас не идут торги.", "There is no bidding now."
+            return say("no_bidding")
         tied = bidding.get("pickable") or []
         if not tied:
-            return (
-                "Сейчас выбирать некого: ведущий выбирает, кто ставит, только когда очередь "
-                "доходит до игроков с равным счётом, ещё не ставивших, и только если правила "
-                "отдают выбор ведущему (TV-S-AUC-3); иначе очередь — по жребию.",
-                "There is nobody to pick now: the host picks who bids only when the turn comes "
-                "to players with equal scores who have not bid yet, and only where the rules "
-                "give the host that choice (TV-S-AUC-3); otherwise the lot's order stands.",
-            )
-        among = ", ".join(name(snap, seat) for seat in tied)
-        return (
-            f"Выбрать можно только из игроков с равным счётом: {among}.",
-            f"Only a player with the equal score can be picked: {among}.",
-        )
+            return say("nobody_to_pick")
+        return say("pick_among", among=", ".join(name(snap, seat) for seat in tied))
     if kind in ("bid", "pass"):
         bidding = snap.get("bidding")
         if stage != "bidding" or not bidding:
-            return "Сейчас не идут торги.", "There is no bidding now."
+            return say("no_bidding")
         turn = bidding.get("turn")
         if turn is None and bidding.get("by_button"):
             if kind == "pass":
                 return "", ""
-            return (
-                "Никто ещё не нажал кнопку: перебивает тот, кто нажмёт первым.",
-                "Nobody has pressed yet: whoever presses first may outbid.",
-            )
+            return say("nobody_pressed")
         if command.get("seat") != turn:
-            return (
-                f"Сейчас ходит {name(snap, turn)}.",
-                f"It is {name(snap, turn)}'s turn.",
-            )
+            return say("turn_of", who=name(snap, turn))
         return "", ""
     if kind == "cat_picture":
         series = snap.get("cat_series")
         if not series:
-            return (
-                "Сейчас не разыгрывается кот с серией картинок.",
-                "No picture-series cat is being played now.",
-            )
-        return (
-            f"Все {len(series['values'])} картинок уже показаны.",
-            f"All {len(series['values'])} pictures are shown already.",
-        )
+            return say("no_cat_series")
+        return say("cat_series_shown", n=len(series["values"]))
     if kind == "bonus" and stage != "bonus_offer":
-        return (
-            "Бонус-конкурс сейчас никому не предлагается.",
-            "The bonus contest is not being offered to anybody now.",
-        )
+        return say("bonus_not_offered")
     if kind == "cat_give" and stage != "cat_give":
-        return "Сейчас некому передавать кота.", "There is no cat to give now."
+        return say("no_cat")
     if kind == "cat_price" and stage != "cat_price":
-        return "Стоимость кота сейчас не выбирается.", "The cat's value is not being set now."
+        return say("cat_price_not_now")
     if kind == "cat_price":
         price, step = command.get("price"), snap.get("cat_value_step")
         if isinstance(price, int) and price <= 0:
-            return "Стоимость кота — положительное число.", "The cat's value must be positive."
+            return say("cat_price_positive")
         if isinstance(price, int) and isinstance(step, int) and price % step:
-            return (
-                f"В эту эпоху стоимость кота кратна {step}: {price} не подходит (TV-S-CAT-4).",
-                f"In this era the cat's value is a multiple of {step}: {price} is not "
-                "(TV-S-CAT-4).",
-            )
+            return say("cat_price_step", step=step, price=price)
     if kind in ("final_remove", "final_stake"):
         expected = "final_remove" if kind == "final_remove" else "final_stakes"
         if stage != expected:
-            return (
-                f"Сейчас другой этап: {where_ru}.",
-                f"This is another stage now: {where_en}.",
-            )
+            return at_stage("another_stage")
         final = snap.get("final")
         if kind == "final_stake" and command.get("seat") not in (final["seats"] if final else []):
-            seat = command.get("seat")
-            return (
-                f"{name(snap, seat)} не играет в финале.",
-                f"{name(snap, seat)} does not play the final.",
-            )
+            return say("not_finalist", who=name(snap, command.get("seat")))
         return "", ""
     if kind == "substitute":
         # SER-CC1-SUB: between round 2 and round 3 only
-        return (
-            "Замена игрока — только перед третьим раундом: когда второй раунд сыгран и "
-            "вопрос третьего ещё не выбран, и под именем, которого нет за другим столом.",
-            "A player is substituted only before round 3: once round 2 is over and before "
-            "round 3's first question is chosen, under a name no other seat has.",
-        )
+        return say("substitute")
     if kind == "objection":
-        return (
-            "Апелляцию можно принять только после вопроса, где этот игрок ответил неверно, "
-            "и до выбора следующего вопроса.",
-            "An objection is accepted only right after a question this player answered wrong, "
-            "before the next question is chosen.",
-        )
+        return say("objection")
     return "", ""

@@ -90,6 +90,15 @@ USES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             r"\bwords\[\s*'([^']+)'\s*\]",
         ),
     ),
+    "refusal": (
+        ("buzzer/runtime/refusals.py",),
+        (
+            r"\bsay\(\s*\"([^\"]+)\"",
+            r"\bat_stage\(\s*\"([^\"]+)\"",
+            r"\btr\(\s*\"refusal\.([^\"]+)\"",
+            r"\btr\(\s*f\"refusal\.([^\"{]+\.)\{",  # tr(f"refusal.stage.{stage}", …)
+        ),
+    ),
     "panel": (
         ("buzzer/panel/static/*.js", "buzzer/panel/static/*.html"),
         (
@@ -139,3 +148,17 @@ def test_the_scan_would_see_a_missing_key() -> None:
     assert re.findall(USES["panel"][1][1], 't(on ? "a.b" : "c")') == [("a.b", "c")]
     assert re.findall(USES["panel"][1][2], '<h1 data-i18n="nonesuch">') == ["nonesuch"]
     assert re.findall(USES["panel"][1][3], 'n.dataset.i18n = up ? "a" : "b";') == [("a", "b")]
+
+
+def test_every_full_key_written_in_python_is_in_the_catalogue() -> None:
+    """``tr("namespace.name", …)`` anywhere in the Python packages."""
+    namespaces = "|".join(words.catalogue(words.DEFAULT_LANGUAGE))
+    full = re.compile(rf"\btr\(\s*\"((?:{namespaces})\.[^\"]+)\"")
+    found: dict[str, set[str]] = {}
+    for pattern in ("buzzer/**/*.py", "display/*.py"):
+        for path in REPO.glob(pattern):
+            for key in full.findall(path.read_text(encoding="utf-8")):
+                found.setdefault(key, set()).add(str(path.relative_to(REPO)))
+    known = words.keys()
+    assert len(found) >= 3, found
+    assert not {k: w for k, w in found.items() if k not in known}
