@@ -5,11 +5,11 @@ from __future__ import annotations
 import datetime
 import json
 import subprocess
-import sys
 
 import pytest
 
 from rules.special_counts import count_problems, era_counts
+from tests.support.cli import svoyak_here
 from tests.support.paths import REPO
 
 ROOT = REPO
@@ -69,14 +69,7 @@ def test_dates_the_sources_give_no_counts_for_are_not_checked() -> None:
 
 
 def inspect(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "package", "inspect", "svoyak:demo", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return svoyak_here("package", "inspect", "svoyak:demo", *args, cwd=ROOT)
 
 
 def test_package_inspect_date_reports_what_does_not_fit_the_era() -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,18 +21,12 @@ import pytest
 from rules.board import ThemeOrder, board_order, theme_sort_key
 from rules.eras import tv_rules_for
 from rules.profiles import CHAMPIONSHIP_2003, TV_1994, TV_MODERN
+from tests.support.cli import svoyak_here
 from tests.support.paths import REPO
 
 
 def svoyak(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return svoyak_here(*args, cwd=REPO)
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ from buzzer.journal.resume import rebuild
 from buzzer.journal.store import JournalStore
 from buzzer.panel.demo import demo_header
 from buzzer.replay import replay_lines
+from tests.support.cli import svoyak_here, svoyak_here_bytes
 from tests.support.paths import REPO
 
 ROOT = REPO
@@ -53,9 +54,7 @@ def lines_of(path: Path) -> list[str]:
 
 
 def svoyak(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args], capture_output=True, text=True, timeout=120, check=False, cwd=ROOT
-    )
+    return svoyak_here(*args, cwd=ROOT)
 
 
 def backups(folder: Path) -> list[Path]:
@@ -248,8 +247,6 @@ def test_replay_names_the_line_of_a_hostile_one(
 def test_a_surrogate_pair_is_a_character_not_an_error(tmp_path: Path) -> None:
     path = tmp_path / "game.jsonl"
     path.write_text(json.dumps(HEADER) + "\n" + PAIR + "\n", encoding="utf-8")
-    done = subprocess.run(
-        [*CLI, "replay", str(path)], capture_output=True, timeout=120, check=False, cwd=ROOT
-    )
+    done = svoyak_here_bytes("replay", path, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert "😀".encode() in done.stdout

@@ -1,4 +1,8 @@
-"""``svoyak replay`` as a real subprocess: bad input, exit statuses, stdout/stderr.
+"""``svoyak replay``: bad input, exit statuses, stdout/stderr.
+
+Through ``buzzer.cli.main`` in this process (:mod:`tests.support.cli`), and as a
+real process by both entry points (the module and the console script) where
+the test takes ``cmd``.
 
 docs/journal-contract.md: a malformed file, an unknown type or a field out of range is a
 clear error on stderr naming the line, exit status 2, and nothing printed
@@ -17,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.cli import svoyak_here_bytes
 from tests.support.paths import REPO
 
 ROOT = REPO
@@ -45,9 +50,10 @@ def journal_text(header: dict[str, Any] | None, *events: Any) -> str:
 def replay(
     path: Path | str, cmd: list[str] | None = None, stdin: bytes | None = None
 ) -> subprocess.CompletedProcess[bytes]:
-    base = cmd or [sys.executable, "-m", "buzzer.cli"]
+    if cmd is None:
+        return svoyak_here_bytes("replay", path, cwd=ROOT, stdin=stdin)
     return subprocess.run(
-        [*base, "replay", str(path)],
+        [*cmd, "replay", str(path)],
         input=stdin,
         capture_output=True,
         check=False,

@@ -1,6 +1,9 @@
-"""``svoyak tournament …`` through real subprocesses on a real SQLite file (issue 8).
+"""``svoyak tournament …`` on a real SQLite file.
 
-The commands run as ``python -m buzzer.cli tournament …``: the real ``svoyak``.
+The commands run through ``buzzer.cli.main`` in this process
+(:func:`tests.support.cli.svoyak_here`: the same parser and handlers, without
+an interpreter per command); one test runs ``python -m buzzer.cli tournament``
+as a real process, the way a user's shell does.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import svoyak_here
 from tests.support.paths import REPO
 
 ROOT = REPO
@@ -32,14 +36,7 @@ HEAD = {
 
 
 def run(*args: str | Path | int) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "tournament", *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return svoyak_here("tournament", *args, cwd=ROOT)
 
 
 def ok(*args: str | Path | int) -> str:
@@ -259,3 +256,27 @@ def test_svoyak_entry_point_accepts_the_module() -> None:
     add_commands(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["tournament", "draw", "x.sqlite", "--seed", "5"])
     assert args.seed == 5 and callable(args.handler)
+
+
+def test_the_real_command_runs_in_its_own_process(db: Path) -> None:
+    """One command as a real process: the console entry and its exit status, which
+    the in-process runs above cannot show."""
+    done = subprocess.run(
+        [sys.executable, "-m", "buzzer.cli", "tournament", "standings", str(db)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    missing = subprocess.run(
+        [sys.executable, "-m", "buzzer.cli", "tournament", "standings", str(db) + ".none"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr

@@ -1,4 +1,6 @@
-"""``svoyak tournament series …`` through real subprocesses on a real SQLite file (issue 37).
+"""``svoyak tournament series …`` on a real SQLite file, through ``buzzer.cli.main``
+in this process (:mod:`tests.support.cli`; the tournament CLI's real-process test
+is in ``test_tournament_cli.py``).
 
 A TV series is run game by game (docs/tournament.md#series-formats): after
 every result the command prints the standings and the next game's players
@@ -11,7 +13,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ import pytest
 from buzzer.tournament.series import fold
 from buzzer.tournament.store import TournamentStore
 from rules.tournament.series_play import Played
+from tests.support.cli import svoyak_here
 from tests.support.paths import REPO
 
 DOZEN = [f"Член {i}" for i in range(1, 13)]
@@ -27,14 +29,7 @@ BOARD = {"rules": "sport-no-false-start", "settle_ms": 2, "board": {"themes": 1,
 
 
 def run(*args: str | Path | int) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "tournament", "series", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return svoyak_here("tournament", "series", *args, cwd=REPO)
 
 
 def ok(*args: str | Path | int) -> str:
@@ -77,14 +72,7 @@ def journal(path: Path, header: dict[str, object], right: int) -> Path:
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     path = tmp_path / "series.sqlite"
-    done = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "tournament", "new", str(path)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = svoyak_here("tournament", "new", path, cwd=REPO)
     assert done.returncode == 0, done.stderr
     return path
 
@@ -154,10 +142,7 @@ def test_ser_car08_cli_the_fob_lot_is_journaled_and_replays(db: Path) -> None:
     ok("new", db, "car-cup-2008", "--challengers", ",".join(POOL[:9]), "--seed", 2008)
     out = ok("result", db, 1, "--scores", "900,100,0")
     assert "Претендент 1 checks 1 of 22 fobs" in out
-    draws = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "tournament", "draws", str(db)],
-        cwd=REPO, capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    draws = svoyak_here("tournament", "draws", db, cwd=REPO)
     assert draws.returncode == 0, draws.stderr
     line = next(x for x in draws.stdout.splitlines() if " fobs " in x)
     assert "fobs  series 1  Претендент 1  1 of 22 fobs  seed 2008  replays" in line
@@ -166,10 +151,7 @@ def test_ser_car08_cli_the_fob_lot_is_journaled_and_replays(db: Path) -> None:
         (data,) = con.execute("SELECT input FROM draws WHERE kind = 'fobs'").fetchone()
         assert json.loads(data)["lot_seed"] == "2008:fobs:1"
         con.execute("UPDATE draws SET outcome = json_set(outcome, '$.found', json('true'))")
-    draws = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "tournament", "draws", str(db)],
-        cwd=REPO, capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+    draws = svoyak_here("tournament", "draws", db, cwd=REPO)
     assert draws.returncode == 1 and "DOES NOT REPLAY" in draws.stdout
 
 

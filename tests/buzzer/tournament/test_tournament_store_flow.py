@@ -1,8 +1,8 @@
 """The tournament database end to end (issue 8): journaled draws, the written
 qualifier, the superfinal, manual overrides, and a simulated tournament.
 
-Everything runs through :class:`TournamentStore` in-process (no subprocesses)
-except one CLI smoke test of the new actions.
+Everything runs through :class:`TournamentStore` in-process, and one smoke test of
+the new actions through the CLI's ``main`` (:mod:`tests.support.cli`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import datetime
 import random
 import sqlite3
 import subprocess
-import sys
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -24,6 +23,7 @@ from buzzer.tournament.store import TournamentStore
 from rules.tournament import separable
 from rules.tournament.draw import Draw, clashes
 from rules.tournament.registration import AgeGroup, Player
+from tests.support.cli import svoyak_here
 from tests.support.paths import REPO
 
 ROOT = REPO
@@ -386,14 +386,7 @@ def test_simulated_forty_player_tournament(tmp_path: Path) -> None:
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "tournament", *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return svoyak_here("tournament", *args, cwd=ROOT)
 
 
 def test_cli_qualifier_draws_override(tmp_path: Path) -> None:

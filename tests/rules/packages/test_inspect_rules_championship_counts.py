@@ -11,24 +11,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.cli import svoyak_here
 from tests.support.paths import REPO
 
 
 def svoyak(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return svoyak_here(*args, cwd=REPO)
 
 
 def package(path: Path, kinds: list[list[str]]) -> Path:
