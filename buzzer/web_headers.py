@@ -31,6 +31,8 @@ import socket
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
+from buzzer.words import tr
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -64,9 +66,8 @@ LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost
 WRONG_HOST = {
     "detail": {
         "code": "wrong_host",
-        "message": "Неверный заголовок Host: откройте панель по адресу, который показал "
-        "svoyak run.",
-        "message_en": "Wrong Host header: open the panel at the address svoyak run printed.",
+        "message": tr("refusal.wrong_host", "ru"),
+        "message_en": tr("refusal.wrong_host", "en"),
         "engine": None,
     }
 }

@@ -269,8 +269,8 @@ def create_app(
         return JSONResponse(
             {
                 "detail": errors,
-                "message": f"Неверный запрос: {where}",
-                "message_en": f"Invalid request: {where}",
+                "message": words.tr("refusal.invalid_request", "ru", where=where),
+                "message_en": words.tr("refusal.invalid_request", "en", where=where),
             },
             status_code=422,
         )
@@ -288,8 +288,8 @@ def create_app(
                             "type": "json_invalid",
                         }
                     ],
-                    "message": "Неверный запрос: тело запроса не читается",
-                    "message_en": "Invalid request: the body could not be read",
+                    "message": words.tr("refusal.unreadable_body", "ru"),
+                    "message_en": words.tr("refusal.unreadable_body", "en"),
                 },
                 status_code=422,
             )
@@ -332,9 +332,8 @@ def create_app(
                     {
                         "detail": {
                             "code": "report_not_yet",
-                            "message": "Отчёт об игре откроется всем, когда игра закончится.",
-                            "message_en": "The game's report opens to everyone once the game "
-                            "is over.",
+                            "message": words.tr("refusal.report_not_yet", "ru"),
+                            "message_en": words.tr("refusal.report_not_yet", "en"),
                         }
                     },
                     status_code=403,

@@ -3,12 +3,13 @@
 A refused host command's sentences are the host-command service's
 (``buzzer/runtime/refusals.py``), whichever entrance the command came by; the
 panel only says what is its own: the session, the request's origin, the demo's
-routes.
+routes. The sentences are the catalogue's ``refusal`` namespace
+(``buzzer/words/*.json``).
 """
 
 from __future__ import annotations
 
-from buzzer.runtime.refusals import Message, no_such_seat
+from buzzer.runtime.refusals import Message, no_such_seat, say
 
 __all__ = [
     "FOREIGN_ORIGIN",
@@ -20,27 +21,11 @@ __all__ = [
     "rate_limited",
 ]
 
-PIN_REQUIRED = Message(
-    "pin_required",
-    "Нужен PIN ведущего: войдите на странице панели.",
-    "The host's PIN is needed: log in on the panel page.",
-)
-WRONG_PIN = Message("wrong_pin", "Неверный PIN.", "Wrong PIN.")
-FOREIGN_ORIGIN = Message(
-    "foreign_origin",
-    "Команда пришла с чужой страницы и отклонена.",
-    "The command came from another site's page and was refused.",
-)
-NOT_DEMO = Message(
-    "not_demo",
-    "Имитация кнопок есть только в демо-режиме.",
-    "Simulated buttons exist only in the demo mode.",
-)
+PIN_REQUIRED = Message("pin_required", *say("pin_required"))
+WRONG_PIN = Message("wrong_pin", *say("wrong_pin"))
+FOREIGN_ORIGIN = Message("foreign_origin", *say("foreign_origin"))
+NOT_DEMO = Message("not_demo", *say("not_demo"))
 
 
 def rate_limited(seconds: int) -> Message:
-    return Message(
-        "rate_limited",
-        f"Слишком много попыток ввести PIN: подождите {seconds} с.",
-        f"Too many PIN attempts: wait {seconds} s.",
-    )
+    return Message("rate_limited", *say("rate_limited", seconds=seconds))

@@ -8,7 +8,7 @@ Jinja2 templates in ``templates/`` (the tables the same markup on ``/``,
 ``/print`` and ``/tables``), every value escaped by autoescape; :data:`STYLE`,
 :data:`PRINT_STYLE` and :data:`SCRIPT` are the pages' style and script, served
 as files (the Content-Security-Policy allows no inline code). :data:`LABELS`:
-the pages' words in Russian and English.
+the pages' words in Russian and English (from ``buzzer/words/*.json``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 
 import jinja2
 
+from buzzer import words
 from buzzer.tournament.statistics import (
     GameStatistics,
     PlayerStatistics,
@@ -29,75 +30,9 @@ from buzzer.tournament.statistics import (
 )
 from buzzer.tournament.store import TournamentStore
 
+#: The pages' words, each language's: the catalogue's ``tournament`` namespace.
 LABELS: dict[str, dict[str, str]] = {
-    "ru": {
-        "title": "Своя игра — турнир",
-        "individual": "Личный зачёт",
-        "teams": "Командный зачёт",
-        "junior": "младшая группа",
-        "senior": "старшая группа",
-        "rank": "Место",
-        "name": "Игрок",
-        "team": "Команда",
-        "stage": "Этап",
-        "last_place": "Место в последней игре",
-        "games": "Игр",
-        "points": "Очки",
-        "team_points": "Командные очки",
-        "players": "Игроков",
-        "sum": "Сумма личных очков",
-        "recorded": "Сыграно игр",
-        "updated": "обновлено",
-        "print": "Версия для печати",
-        "none": "пока нет",
-        "statistics": "Статистика игроков по всем сыгранным играм",
-        "per_game": "Очков за игру",
-        "right": "Верно",
-        "wrong": "Неверно",
-        "median": "Реакция, медиана (мс)",
-        "best": "Лучшая реакция (мс)",
-        "false_starts": "Фальстарты",
-        "games_list": "Сыгранные игры",
-        "game": "Игра",
-        "result": "Счёт",
-        "report": "Отчёт",
-        "open_report": "отчёт",
-        "csv": "Таблица CSV",
-    },
-    "en": {
-        "title": "Svoyak — tournament",
-        "individual": "Individual standings",
-        "teams": "Team standings",
-        "junior": "junior group",
-        "senior": "senior group",
-        "rank": "Rank",
-        "name": "Player",
-        "team": "Team",
-        "stage": "Stage",
-        "last_place": "Place in last game",
-        "games": "Games",
-        "points": "Points",
-        "team_points": "Team points",
-        "players": "Players",
-        "sum": "Sum of individual points",
-        "recorded": "Games recorded",
-        "updated": "updated",
-        "print": "Printable version",
-        "none": "none yet",
-        "statistics": "Players' statistics over every reported game",
-        "per_game": "Points per game",
-        "right": "Right",
-        "wrong": "Wrong",
-        "median": "Reaction, median (ms)",
-        "best": "Best reaction (ms)",
-        "false_starts": "False starts",
-        "games_list": "Games played",
-        "game": "Game",
-        "result": "Score",
-        "report": "Report",
-        "open_report": "report",
-        "csv": "CSV table",
-    },
+    lang: dict(words.table("tournament", lang)) for lang in words.LANGUAGES
 }
 
 

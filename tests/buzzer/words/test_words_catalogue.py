@@ -91,13 +91,17 @@ USES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
     ),
     "refusal": (
-        ("buzzer/runtime/refusals.py",),
+        ("buzzer/runtime/refusals.py", "buzzer/panel/messages.py"),
         (
             r"\bsay\(\s*\"([^\"]+)\"",
             r"\bat_stage\(\s*\"([^\"]+)\"",
             r"\btr\(\s*\"refusal\.([^\"]+)\"",
             r"\btr\(\s*f\"refusal\.([^\"{]+\.)\{",  # tr(f"refusal.stage.{stage}", …)
         ),
+    ),
+    "tournament": (
+        ("buzzer/tournament/*.py", "buzzer/tournament/templates/*.html"),
+        (r"\blabels\.(?!get\b)([a-z_]+)", r"\blabels\[\s*\"([^\"]+)\"\s*\]"),
     ),
     "panel": (
         ("buzzer/panel/static/*.js", "buzzer/panel/static/*.html"),
@@ -128,7 +132,7 @@ def used(namespace: str) -> dict[str, set[str]]:
 def test_every_key_the_code_uses_is_in_the_catalogue(namespace: str) -> None:
     keys = set(words.table(namespace, words.DEFAULT_LANGUAGE))
     uses = used(namespace)
-    assert len(uses) >= 20, f"the scan for {namespace} found only {sorted(uses)}"
+    assert len(uses) >= 10, f"the scan for {namespace} found only {sorted(uses)}"
     # A key ending in a dot is the fixed part of one made at run time
     # (t("stage." + stage)): some key must start with it.
     missing = {
