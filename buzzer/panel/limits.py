@@ -28,10 +28,6 @@ ROUTE_LIMITS: Mapping[str, int] = {
 #: Every other route (logout, alerts, the simulated buttons).
 DEFAULT_LIMIT = 4096
 
-TOO_LARGE = messages.Message(
-    "too_large",
-    "Запрос слишком велик и отклонён.",
-    "The request is too large and was refused.",
-)
+TOO_LARGE = messages.Message("too_large", *messages.say("too_large"))
 #: The 413's JSON body.
 TOO_LARGE_BODY = json.dumps(TOO_LARGE.body(), ensure_ascii=False).encode()

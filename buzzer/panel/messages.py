@@ -19,6 +19,7 @@ __all__ = [
     "Message",
     "no_such_seat",
     "rate_limited",
+    "say",
 ]
 
 PIN_REQUIRED = Message("pin_required", *say("pin_required"))

@@ -91,7 +91,7 @@ USES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
     ),
     "refusal": (
-        ("buzzer/runtime/refusals.py", "buzzer/panel/messages.py"),
+        ("buzzer/runtime/refusals.py", "buzzer/panel/messages.py", "buzzer/panel/limits.py"),
         (
             r"\bsay\(\s*\"([^\"]+)\"",
             r"\bat_stage\(\s*\"([^\"]+)\"",
