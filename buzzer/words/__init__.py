@@ -10,7 +10,9 @@ same namespaces, one per reader:
 * ``report`` — the HTML game report (:mod:`buzzer.report.words`);
 * ``summary`` — replay's text account (:mod:`buzzer.replay_summary.words`);
 * ``panel`` — the host's and the viewers' pages (``buzzer/panel/static/i18n.js``);
-* further namespaces for words said by the server itself (refusals, errors).
+* ``refusal`` — what the host is told when the server refuses (a host command,
+  the PIN, a request: :mod:`buzzer.runtime.refusals`, :mod:`buzzer.panel.messages`);
+* ``tournament`` — the tournament server's pages (:mod:`buzzer.tournament.pages`).
 
 A key is ``namespace.name`` (``board.round``); the name may itself hold dots
 (``report.col.median``). Fields are written ``{name}`` and filled in by name,
