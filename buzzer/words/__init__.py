@@ -35,6 +35,8 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Final
 
+from buzzer.errors import SvoyakError
+
 #: The languages there is a file for; the first is the default.
 LANGUAGES: Final = ("ru", "en")
 DEFAULT_LANGUAGE: Final = "ru"
@@ -43,14 +45,14 @@ DEFAULT_LANGUAGE: Final = "ru"
 FIELD = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 
-class MissingWord(KeyError):
+class MissingWord(SvoyakError, KeyError):
     """A key the catalogue does not have: a typo in the code, or a word not yet added."""
 
     def __str__(self) -> str:
         return str(self.args[0])
 
 
-class UnknownLanguage(ValueError):
+class UnknownLanguage(SvoyakError, ValueError):
     """A language there is no catalogue file for."""
 
 
