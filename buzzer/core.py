@@ -86,7 +86,20 @@ class GameCore:
 
     def push(self, item: Input, out: list[Decision]) -> None:
         """Take one input in arrival order; append the decisions it releases to ``out``."""
-        own = self._HANDLERS.get(type(item))
+        kind = type(item)
+        if kind is Press or kind is Release:
+            # A button's edge: nearly every input of a game (a replay pushes tens of
+            # thousands), so it skips the checks that only other inputs need.
+            history = self.history
+            history.append(item)
+            if self._arbiter.pending_tie is not None:
+                self._settle_tie(None, out)
+            if not self.buffer.offer(item, len(history)):
+                self._late(item, out)
+                return
+            self._drain(out, flush=False)
+            return
+        own = self._HANDLERS.get(kind)
         if own is not None:  # an undo: it rebuilds the game rather than play in it
             getattr(self, own)(item, out)
             return
@@ -412,12 +425,15 @@ class GameCore:
             game.advance(buffer.safe_until, out)
 
     def _apply_presses(self, batch: tuple[Press, ...], out: list[Decision]) -> None:
+        if len(batch) == 1:  # the usual case: one press at its instant
+            press = batch[0]
+            if press.ref > self._latest_press_ref:
+                self._latest_press_ref = press.ref
+            self.game.press(press.t, (press.seat,), out)
+            return
         latest = max(p.ref for p in batch)
         if latest > self._latest_press_ref:
             self._latest_press_ref = latest
-        if len(batch) == 1:
-            self.game.press(batch[0].t, (batch[0].seat,), out)
-            return
         seats = sorted({p.seat for p in batch})
         self.game.press(batch[0].t, seats, out)
 
@@ -439,8 +455,8 @@ class GameCore:
             else game.answerer
             if stage in (Stage.SPECIAL, Stage.BONUS)
             # the final's answers are judged in order: a verdict is the next one's
-            else game.final.next_judged()
-            if stage is Stage.FINAL_JUDGING and game.final is not None
+            else game.final.order[0]
+            if stage is Stage.FINAL_JUDGING and game.final is not None and game.final.order
             else None
         )
         if seat is not None:

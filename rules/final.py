@@ -215,13 +215,8 @@ class FinalRound:
         self._add(t, expected, stake if correct else -stake, out)  # C2003-2.7.6
         if final.order:
             return
-        if (
-            len(final.seats) == 1
-            and self._final_rules().single_positive is SinglePositive.PLAYS_ALONE
-        ):
-            self._game_over(t, final.seats[0], out)  # TV-F-1 DEFAULT
-            return
-        # Only the finalists contend: the others left before the final (TV-F-1, C2003-2.6a).
+        # Only the finalists contend: the others left before the final (TV-F-1, C2003-2.6a);
+        # one who played it alone wins whatever the result (TV-F-1 DEFAULT).
         self._finish_by_score(t, final.seats, out)
 
     def _finish_by_score(self, t: int, seats: Sequence[int], out: list[Decision]) -> None:

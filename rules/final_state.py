@@ -43,10 +43,6 @@ class FinalState:
         """The finalists whose stake is not in yet, in seat order."""
         return [s for s in self.seats if s not in self.stakes]
 
-    def next_judged(self) -> int | None:
-        """The seat whose answer the next verdict judges (None once all are judged)."""
-        return self.order[0] if self.order else None
-
     def deadline(self) -> int | None:
         """The end of the writing time while it runs: time passing alone brings the answers in."""
         return None if self.answers_in else self.answers_due
