@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -196,6 +197,7 @@ def create_app(
     tick: bool = True,
     max_pin_failures: int = 5,
     pin_window_s: float = 60.0,
+    pin_clock: Callable[[], float] = time.monotonic,
     secure_cookie: bool = False,
     static_dir: Path = STATIC,
     socket_policy: SocketPolicy | None = None,
@@ -209,6 +211,8 @@ def create_app(
     injected clock do); given a runtime, its owner (``svoyak run``) starts
     and stops it. ``pin``: 6 digits (``auth.new_pin()`` draws one).
     ``simulate``: add the demo's simulated buttons (``/api/simulate/*``).
+    ``pin_clock``: the PIN guard's clock (its windows and backoffs); a test steps it
+    instead of sleeping, so that a loaded machine cannot stretch a window.
     ``secure_cookie``: mark the session cookie Secure (only behind HTTPS).
     ``socket_policy``: what a WebSocket may send (the hub's defaults).
     ``allowed_hosts``: more names the ``Host`` header may give (a proxy's), besides
@@ -220,7 +224,7 @@ def create_app(
     runtime = Runtime(game) if isinstance(game, Controller) else game
     controller = runtime.controller
     hub = PanelHub(runtime.commands, policy=socket_policy)
-    guard = PinGuard(pin, max_failures=max_pin_failures, window_s=pin_window_s)
+    guard = PinGuard(pin, max_failures=max_pin_failures, window_s=pin_window_s, clock=pin_clock)
     guard.on_end = hub.end_sessions  # a session ended: its host sockets close (1008)
     runtime.on_journal(hub.journal_state)  # a full disk: the host's alert (journal_outage.py)
     scheme = "https" if secure_cookie else "http"
