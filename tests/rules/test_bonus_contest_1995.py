@@ -10,8 +10,6 @@ reference, not the code.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -19,6 +17,7 @@ import pytest
 from buzzer.journal.codec import JournalError
 from buzzer.replay_summary import replay_summary
 from tests.conftest import of_type, run
+from tests.support.cli import svoyak_here_bytes
 from tests.support.lines import bad, ok, pr, re_, sel, timeout
 from tests.support.paths import REPO
 
@@ -183,11 +182,7 @@ def test_TV_H_1995_03_the_summary_tells_the_contest() -> None:
 
 def test_TV_H_1995_03_the_example_journal_replays_the_contest() -> None:
     example = REPO / "examples" / "tv-1995-bonus-contest.jsonl"
-    done = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "replay", str(example)],
-        capture_output=True,
-        check=False,
-    )
+    done = svoyak_here_bytes("replay", example)
     assert done.returncode == 0, done.stderr.decode()
     out = [json.loads(x) for x in done.stdout.decode().splitlines()]
     assert brief(out, "bonus_offer", "bonus_declined", "bonus_accepted", "bonus_won") == [

@@ -10,13 +10,12 @@ changes: the question in play is scored, and the round ends after it.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from buzzer.replay_summary import replay_summary
 from tests.conftest import of_type, run
+from tests.support.cli import svoyak_here_bytes
 from tests.support.lines import bad, ok, pr, re_, rs, sel, tick
 from tests.support.paths import REPO
 
@@ -113,13 +112,7 @@ def journal_lines() -> list[str]:
 def test_TV_G_6_replay_cli_prints_the_gong_in_time_order(tmp_path: Path) -> None:
     path = tmp_path / "gong.jsonl"
     path.write_text("\n".join(journal_lines()) + "\n", encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "replay", str(path)],
-        cwd=REPO,
-        capture_output=True,
-        check=False,
-        timeout=60,
-    )
+    done = svoyak_here_bytes("replay", path, cwd=REPO)
     assert done.returncode == 0, done.stderr.decode()
     out = [json.loads(line) for line in done.stdout.decode().splitlines()]
     assert times(out) == sorted(times(out))

@@ -10,8 +10,6 @@ opponent off. Outcomes worked out from the rules reference, not the code.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from buzzer.replay_summary import replay_summary
 from buzzer.runtime.controller import Controller
 from buzzer.runtime.runtime import Accepted, Runtime
 from tests.conftest import of_type, run
+from tests.support.cli import svoyak_here_bytes
 from tests.support.lines import bid, ok, pr
 from tests.support.paths import REPO
 
@@ -243,11 +242,7 @@ def test_TV_H_1995_01_the_summary_tells_who_pressed_first_to_buy_and_by_how_much
 
 
 def test_TV_H_1995_01_the_example_journal_replays_the_buy_out() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "replay", str(EXAMPLE)],
-        capture_output=True,
-        check=False,
-    )
+    done = svoyak_here_bytes("replay", EXAMPLE)
     assert done.returncode == 0, done.stderr.decode()
     out = [json.loads(x) for x in done.stdout.decode().splitlines()]
     assert brief(out, "bid_claim", "stake_won") == [

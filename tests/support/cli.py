@@ -26,6 +26,7 @@ import sys
 import traceback
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from buzzer.cli import main
 
@@ -107,3 +108,12 @@ def svoyak_here_bytes(
     return subprocess.CompletedProcess(
         done.args, done.returncode, done.stdout.encode("utf-8"), done.stderr.encode("utf-8")
     )
+
+
+def checked(
+    done: subprocess.CompletedProcess[Any],
+) -> subprocess.CompletedProcess[Any]:
+    """``done`` after asserting it exited 0 (``subprocess.run(check=True)``'s promise),
+    with its stderr as the failure's message."""
+    assert done.returncode == 0, done.stderr
+    return done

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -24,6 +23,7 @@ from buzzer.journal.store import JournalStore, JournalWriteError
 from buzzer.journal.verify import verify_file
 from buzzer.panel.demo import demo_header
 from buzzer.replay import replay_lines
+from tests.support.cli import svoyak_here
 
 HEADER = json.dumps({"type": "game", **demo_header("tv-modern")}, ensure_ascii=False)
 INPUTS = [
@@ -43,13 +43,7 @@ def journal(tmp_path: Path, lines: list[str] | None = None) -> Path:
 
 
 def svoyak_verify(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "journal", "verify", str(path)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
+    return svoyak_here("journal", "verify", path)
 
 
 def test_a_new_journal_is_sealed_and_verify_prints_its_seal(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from buzzer.journal.store import JournalStore
 from buzzer.replay import replay_lines
+from tests.support.cli import svoyak_here_bytes
 
 HEADER = {"type": "game", "rules": "championship-2003", "players": ["А", "Б", "В"], "chooser": 1}
 
@@ -47,11 +48,7 @@ def test_export_writes_json_lines_that_replay(tmp_path: Path) -> None:
         ):
             store.append(event)
     out = tmp_path / "g.jsonl"
-    proc = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "journal", "export", str(db), str(out)],
-        capture_output=True,
-        check=False,
-    )
+    proc = svoyak_here_bytes("journal", "export", db, out)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(replay_lines(out.read_text(encoding="utf-8").splitlines())[-1])
     assert result == {"type": "result", "scores": {"1": 0, "2": 10, "3": 0}, "chooser": 2}
@@ -60,11 +57,7 @@ def test_export_writes_json_lines_that_replay(tmp_path: Path) -> None:
 def test_export_of_a_file_that_is_not_a_journal_fails_clearly(tmp_path: Path) -> None:
     bogus = tmp_path / "bogus.sqlite"
     bogus.write_bytes(b"this is not a database" * 100)
-    proc = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "journal", "export", str(bogus), str(tmp_path / "o")],
-        capture_output=True,
-        check=False,
-    )
+    proc = svoyak_here_bytes("journal", "export", bogus, tmp_path / "o")
     assert proc.returncode == 2
     assert b"not a svoyak journal" in proc.stderr
     assert not (tmp_path / "o").exists()
@@ -117,9 +110,7 @@ def test_replay_reads_a_sqlite_journal_directly(tmp_path: Path) -> None:
             {"t": 4.0, "type": "judge", "verdict": "wrong"},
         ):
             store.append(event)
-    proc = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "replay", str(db)], capture_output=True, check=False
-    )
+    proc = svoyak_here_bytes("replay", db)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.decode().splitlines()[-1])
     assert result == {"type": "result", "scores": {"1": 0, "2": 0, "3": -20}, "chooser": 1}

@@ -23,21 +23,14 @@ from tests.buzzer.journal.test_replay_cli import (
     sel,
     write,
 )
+from tests.support.cli import svoyak_here_bytes
 
 
 def _summary(path: Path) -> str:
-    import subprocess
-    import sys
 
     from tests.support.paths import REPO
 
-    proc = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "replay", "--summary", "--lang", "en", str(path)],
-        capture_output=True,
-        check=False,
-        cwd=REPO,
-        timeout=60,
-    )
+    proc = svoyak_here_bytes("replay", "--summary", "--lang", "en", path, cwd=REPO)
     assert proc.returncode == 0, proc.stderr.decode()
     return proc.stdout.decode()
 

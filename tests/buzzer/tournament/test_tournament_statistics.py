@@ -14,8 +14,6 @@ import csv
 import datetime
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +33,7 @@ from buzzer.tournament.store import TournamentStore, record_game_result
 from buzzer.web_headers import REPORT_CSP
 from rules.tournament.registration import Player
 from tests.buzzer.tournament.test_tournament_hostile import shown_cells
+from tests.support.cli import checked, svoyak_here
 from tests.support.http import http_client
 from tests.support.lines import bad, ok, pr, re_, rs, sel
 from tests.support.paths import REPO
@@ -156,13 +155,7 @@ def test_statistics_from_the_stored_journals(
 
 def test_standings_csv_from_the_cli(cup: tuple[Path, tuple[DrawnGame, ...], DrawnGame]) -> None:
     path, _, last = cup
-    out = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "tournament", "standings", str(path), "--csv"],
-        cwd=REPO,
-        capture_output=True,
-        timeout=120,
-        check=True,
-    ).stdout.decode("utf-8")
+    out = checked(svoyak_here("tournament", "standings", path, "--csv", cwd=REPO)).stdout
     rows = list(csv.DictReader(io.StringIO(out, newline="")))
     assert len(rows) == 9
     row = next(r for r in rows if r["name"] == last.players[0])
@@ -177,26 +170,14 @@ def test_standings_csv_from_the_cli(cup: tuple[Path, tuple[DrawnGame, ...], Draw
     hostile = next(r for r in rows if r["name"].endswith('"<b>Зоя</b>"'))
     assert hostile["name"] == "'" + HOSTILE
 
-    text = subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "tournament", "standings", str(path)],
-        cwd=REPO,
-        capture_output=True,
-        timeout=120,
-        check=True,
-    ).stdout.decode("utf-8")
+    text = checked(svoyak_here("tournament", "standings", path, cwd=REPO)).stdout
     assert "Statistics over every reported game" in text
     line = next(x for x in text.splitlines() if x.startswith(last.players[0]) and "325.000" in x)
     assert line.split()[1:] == ["2", "25.00", "3", "0", "325.000", "100.000", "1"]
 
     # `export` writes every seat under the same policy: the name as text, never a formula.
     seats = path.parent / "seats.csv"
-    subprocess.run(
-        [sys.executable, "-m", "buzzer.cli", "tournament", "export", str(path), str(seats)],
-        cwd=REPO,
-        capture_output=True,
-        timeout=120,
-        check=True,
-    )
+    checked(svoyak_here("tournament", "export", path, seats, cwd=REPO))
     with seats.open(encoding="utf-8", newline="") as handle:
         players = {r["player"] for r in csv.DictReader(handle)}
     assert "'" + HOSTILE in players and HOSTILE not in players
