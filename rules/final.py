@@ -135,7 +135,8 @@ class FinalRound:
             self._game_over(t, positive[0], out)  # C2003-2.6d
             return
         # C2003-2.7-D1/D4, TV-F-2/5: in ascending order of score
-        final = FinalState(self._order_by_score(positive), self._final_theme_count())
+        order = self._order_by_score(positive)
+        final = FinalState(order, self._final_theme_count(), spec.answer_time_ns)
         self.final = final
         out.append(
             Note(
@@ -165,7 +166,7 @@ class FinalRound:
         """The reading is over: the 30 s for the written answers start (C2003-2.7.4, TV-F-4)."""
         self._check_final_unread()
         final = self._final_begun()
-        final.answers_due = t + self._final_rules().answer_time_ns
+        final.answers_due = t + final.answer_time_ns
         out.append(Note(t, "final_timer", (("until", final.answers_due / 1e9),)))
 
     def _check_final_unread(self) -> None:

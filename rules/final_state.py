@@ -17,7 +17,7 @@ from buzzer.arbiter.decisions import Decision, Note
 class FinalState:
     """One final round, from its start to its last verdict."""
 
-    def __init__(self, order: list[int], themes: int) -> None:
+    def __init__(self, order: list[int], themes: int, answer_time_ns: int) -> None:
         #: Who plays it, in seat order: every player with a positive score (C2003-2.6, TV-F-1).
         self.seats = tuple(sorted(order))
         #: Whose answer is judged next: ascending score, equal scores by lot
@@ -30,6 +30,9 @@ class FinalState:
         self.themes = list(range(1, themes + 1))
         #: Each finalist's stake, hidden until the answer is judged (TV-F-5).
         self.stakes: dict[int, int] = {}
+        #: The time to write the answers (C2003-2.7.4, TV-F-4: 30 s, or the
+        #: final_answer_time_s option), from the end of the reading.
+        self.answer_time_ns = answer_time_ns
         #: When the 30 s for the written answers end: set by the reading's end.
         self.answers_due: int | None = None
         #: The 30 s are over: the answers are in and may be judged (C2003-2.7.5).

@@ -120,5 +120,5 @@ def _final(game: Game) -> FinalView | None:
         "answers_due": final.answers_due,
         "answers_in": final.answers_in,
         # C2003-2.7.4, TV-F-4 (30 s, or the final_answer_time_s option)
-        "answer_time_s": game.rules.final.answer_time_ns / 1e9 if game.rules.final else None,
+        "answer_time_s": final.answer_time_ns / 1e9,
     }

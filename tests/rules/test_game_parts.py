@@ -639,3 +639,13 @@ def test_a_select_while_the_final_answers_are_judged_is_refused_saying_so() -> N
     with pytest.raises(SequenceError) as caught:
         play.select(7.0, 1, 10)
     assert str(caught.value) == "the final answers are being judged"
+
+
+def test_TV_H_2001_09_the_snapshot_orders_the_themes_as_the_rule_system_says() -> None:
+    """The package's order where the rule system keeps it; alphabetical where the
+    board sorts its columns (TV-H-2001-09)."""
+    themes = (RoundSpec("Раунд 1", ("Яблоки", "Арбузы", "Кино"), (100,)),)
+    as_given = Play(find_rules("championship-2003"), rounds=themes).game.snapshot()
+    assert as_given["theme_order"] == [1, 2, 3]
+    sorted_ = Play(find_rules("tv-modern"), rounds=themes).game.snapshot()
+    assert sorted_["theme_order"] == [2, 3, 1]
