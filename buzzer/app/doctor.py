@@ -46,6 +46,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from buzzer.words import tr
+
 PASS = "pass"
 WARN = "warn"
 FAIL = "fail"
@@ -66,6 +68,19 @@ class Words:
 
     def __add__(self, other: Words) -> Words:
         return Words(self.ru + other.ru, self.en + other.en)
+
+    @classmethod
+    def of(cls, key: str, /, **fields: object) -> Words:
+        """A catalogue text (``doctor.*`` in :mod:`buzzer.words`) in both languages,
+        its fields filled: a verdict is found once and printed in the language
+        asked for later (``--lang``, ``--json``), so it carries both. A field that
+        is itself :class:`Words` is filled in each language with its own text."""
+
+        def fill(lang: str) -> str:
+            values = {k: v(lang) if isinstance(v, Words) else v for k, v in fields.items()}
+            return tr(key, lang, **values)
+
+        return cls(fill("ru"), fill("en"))
 
 
 @dataclass(frozen=True)
@@ -88,22 +103,22 @@ class Verdict:
 
 #: Each check's name as the technician reads it, in the order they run.
 TITLES: Mapping[str, Words] = {
-    "config": Words("конфигурация", "config"),
-    "groups": Words("группы", "groups"),
-    "pinmap": Words("карта пинов", "pin map"),
-    "gpiochip": Words("GPIO-чип", "GPIO chip"),
-    "buttons": Words("кнопки", "buttons"),
-    "lamps": Words("лампы", "lamps"),
-    "pico": Words("Pico", "Pico"),
-    "firmware": Words("прошивка Pico", "Pico firmware"),
-    "pico_buttons": Words("кнопки Pico", "Pico buttons"),
-    "pico_lamps": Words("лампы Pico", "Pico lamps"),
-    "clock": Words("часы Pico", "Pico clock"),
-    "realtime": Words("приоритет", "priority"),
-    "fsync": Words("диск журнала", "journal disk"),
-    "disk": Words("место", "free space"),
-    "power": Words("питание", "power"),
-    "lan": Words("сеть", "network"),
+    "config": Words.of("doctor.title.config"),
+    "groups": Words.of("doctor.title.groups"),
+    "pinmap": Words.of("doctor.title.pinmap"),
+    "gpiochip": Words.of("doctor.title.gpiochip"),
+    "buttons": Words.of("doctor.title.buttons"),
+    "lamps": Words.of("doctor.title.lamps"),
+    "pico": Words.of("doctor.title.pico"),
+    "firmware": Words.of("doctor.title.firmware"),
+    "pico_buttons": Words.of("doctor.title.pico_buttons"),
+    "pico_lamps": Words.of("doctor.title.pico_lamps"),
+    "clock": Words.of("doctor.title.clock"),
+    "realtime": Words.of("doctor.title.realtime"),
+    "fsync": Words.of("doctor.title.fsync"),
+    "disk": Words.of("doctor.title.disk"),
+    "power": Words.of("doctor.title.power"),
+    "lan": Words.of("doctor.title.lan"),
 }
 
 
@@ -288,19 +303,17 @@ def exit_status(verdicts: Sequence[Verdict]) -> int:
 # -- output ------------------------------------------------------------------------
 
 _TAGS: Mapping[str, Words] = {
-    PASS: Words("ок", "ok"),
-    WARN: Words("внимание", "warn"),
-    FAIL: Words("ОШИБКА", "FAIL"),
-    SKIP: Words("пропуск", "skip"),
+    PASS: Words.of("doctor.status.pass"),
+    WARN: Words.of("doctor.status.warn"),
+    FAIL: Words.of("doctor.status.fail"),
+    SKIP: Words.of("doctor.status.skip"),
 }
 _TAG_WIDTH = {lang: max(len(tag(lang)) for tag in _TAGS.values()) + 2 for lang in LANGUAGES}
 _TITLE_WIDTH = {lang: max(len(title(lang)) for title in TITLES.values()) for lang in LANGUAGES}
 
 
 def heading(lang: str) -> str:
-    return Words(
-        "svoyak doctor: готов ли ящик к игре", "svoyak doctor: is this box ready for a game"
-    )(lang)
+    return tr("doctor.heading", lang)
 
 
 def verdict_lines(verdict: Verdict, lang: str) -> list[str]:
@@ -310,7 +323,7 @@ def verdict_lines(verdict: Verdict, lang: str) -> list[str]:
     lines = [f"{tag} {title}  {verdict.found(lang)}"]
     if verdict.fix is not None:
         indent = " " * (_TAG_WIDTH[lang] + 1 + _TITLE_WIDTH[lang] + 2)
-        todo = Words("что сделать: ", "what to do: ")(lang)
+        todo = tr("doctor.todo", lang)
         lines.append(f"{indent}{todo}{verdict.fix(lang)}")
     return lines
 
@@ -319,18 +332,12 @@ def summary(verdicts: Sequence[Verdict], lang: str) -> str:
     """The last line: ready or not, and what the counts were."""
     count = {status: sum(1 for v in verdicts if v.status == status) for status in STATUSES}
     failed = [TITLES[v.check](lang) for v in verdicts if v.status == FAIL]
-    notes = Words(
-        f"предупреждений: {count[WARN]}, пропущено: {count[SKIP]}",
-        f"{count[WARN]} warning(s), {count[SKIP]} skipped",
-    )(lang)
+    notes = tr("doctor.notes", lang, warned=count[WARN], skipped=count[SKIP])
     if failed:
-        return Words(
-            f"итог: НЕ ГОТОВ — ошибок: {count[FAIL]} ({', '.join(failed)}); {notes}. "
-            "Исправьте отмеченное ОШИБКА и запустите svoyak doctor снова",
-            f"result: NOT READY — {count[FAIL]} failed ({', '.join(failed)}); {notes}. "
-            "Fix what says FAIL and run svoyak doctor again",
-        )(lang)
-    return Words(f"итог: готов к игре ({notes})", f"result: ready for a game ({notes})")(lang)
+        return tr(
+            "doctor.not_ready", lang, failed=count[FAIL], checks=", ".join(failed), notes=notes
+        )
+    return tr("doctor.ready", lang, notes=notes)
 
 
 def render_json(verdicts: Sequence[Verdict], lang: str) -> str:

@@ -51,18 +51,15 @@ def read_config(
         where = (
             Words("--config", "--config")
             if options.config
-            else Words("из команды службы svoyak", "from the svoyak service's command line")
+            else Words.of("doctor.config.from_svoyak_service_s")
         )
     elif host.config_file.is_file():
-        path, where = host.config_file, Words("по умолчанию", "the default")
+        path, where = host.config_file, Words.of("doctor.config.default")
     else:
         return (
             skipped(
                 "config",
-                Words(
-                    f"файла {host.config_file} нет: svoyak run берёт значения по умолчанию",
-                    f"no {host.config_file}: svoyak run takes its defaults",
-                ),
+                Words.of("doctor.config.no_svoyak_run_takes", config_file=host.config_file),
             ),
             {},
         )
@@ -74,29 +71,19 @@ def read_config(
             Verdict(
                 "config",
                 WARN,
-                Words(
-                    f"{path} не читается пользователем {host.user} (в нём PIN ведущего): "
-                    "его [hardware] и [journal] здесь не известны",
-                    f"{host.user} cannot read {path} (it holds the host's PIN): its "
-                    "[hardware] and [journal] settings are unknown here",
-                ),
-                Words(
-                    "запустите через sudo (sudo /opt/svoyak/.venv/bin/svoyak doctor) или "
-                    "укажите --serial, --journal",
-                    "run it with sudo (sudo /opt/svoyak/.venv/bin/svoyak doctor), or pass "
-                    "--serial and --journal",
-                ),
+                Words.of("doctor.config.cannot_read_it_holds", user=host.user, path=path),
+                Words.of("doctor.config.run_it_sudo_sudo"),
                 {"path": str(path)},
             ),
             {UNREADABLE: True},
         )
     except FileNotFoundError:
-        return _config_failed(path, Words("файла нет", "no such file")), {}
+        return _config_failed(path, Words.of("doctor.config.no_such_file")), {}
     except OSError as exc:
         reason = exc.strerror or str(exc)
         return _config_failed(path, Words(reason, reason)), {}
     except tomllib.TOMLDecodeError as exc:
-        return _config_failed(path, Words(f"это не TOML: {exc}", f"not valid TOML: {exc}")), {}
+        return _config_failed(path, Words.of("doctor.config.not_valid_toml", exc=exc)), {}
     found: dict[str, Any] = {}
     unknown = []
     for section, table in data.items():
@@ -112,10 +99,7 @@ def read_config(
     if unknown:
         return _config_failed(
             path,
-            Words(
-                f"неизвестные ключи {', '.join(unknown)} (svoyak run не запустится)",
-                f"unknown key(s) {', '.join(unknown)} (svoyak run refuses it)",
-            ),
+            Words.of("doctor.config.unknown_key_s_svoyak", unknown=", ".join(unknown)),
         ), found
     if "pin" in found:
         from buzzer.panel.auth import check_pin
@@ -126,10 +110,7 @@ def read_config(
             first = str(exc).splitlines()[0]
             return _config_failed(
                 path,
-                Words(
-                    f"[panel] pin не годится (svoyak run не запустится): {first}",
-                    f"[panel] pin is refused (svoyak run will not start): {first}",
-                ),
+                Words.of("doctor.config.panel_pin_refused_svoyak", first=first),
             ), found
     used = [
         f"{key} {found[option]}"
@@ -157,12 +138,7 @@ def _config_failed(path: Path, why: Words) -> Verdict:
         "config",
         FAIL,
         Words(f"{path}: ", f"{path}: ") + why,
-        Words(
-            "исправьте файл; ключи: [game] rules, players, package; [panel] port, host, pin; "
-            "[hardware] pins, serial; [journal] path (docs/raspberry-pi.md)",
-            "fix the file; its keys: [game] rules, players, package; [panel] port, host, pin; "
-            "[hardware] pins, serial; [journal] path (docs/raspberry-pi.md)",
-        ),
+        Words.of("doctor.config.fix_file_keys_game"),
         {"path": str(path)},
     )
 

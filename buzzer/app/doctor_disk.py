@@ -92,10 +92,7 @@ def _measure_fsync(base: Path, host: Host, count: int, data: dict[str, Any]) -> 
     if opened is None:
         return skipped(
             "fsync",
-            Words(
-                f"{host.user} не может писать ни в {base}, ни в другую папку на том же диске",
-                f"{host.user} cannot write in {base} nor anywhere else on the same disk",
-            ),
+            Words.of("doctor.disk.cannot_write_nor_anywhere", user=host.user, base=base),
             **data,
         )
     path, fd = opened
@@ -110,10 +107,7 @@ def _measure_fsync(base: Path, host: Host, count: int, data: dict[str, Any]) -> 
         return Verdict(
             "fsync",
             FAIL,
-            Words(
-                f"запись в {where} не удалась: {exc.strerror or exc}",
-                f"writing in {where} failed: {exc.strerror or exc}",
-            ),
+            Words.of("doctor.disk.writing_failed", where=where, value=exc.strerror or exc),
             _CARD_FIX if exc.errno == errno.EIO else _SPACE_FIX,
             data,
         )
@@ -136,15 +130,15 @@ def _measure_fsync(base: Path, host: Host, count: int, data: dict[str, Any]) -> 
     )
     elsewhere = Words("", "")
     if where != base:
-        elsewhere = Words(
-            f" (в {where}: тот же диск, в {base} {host.user} писать не может)",
-            f" (in {where}: the same disk; {host.user} cannot write in {base})",
+        elsewhere = Words.of(
+            "doctor.disk.same_disk_cannot_write", where=where, user=host.user, base=base
         )
-    figures = Words(
-        f"запись+fsync ×{count}: медиана {median_ms:.1f} мс, p99 {p99_ms:.1f} мс, "
-        f"максимум {max_ms:.1f} мс",
-        f"write+fsync ×{count}: median {median_ms:.1f} ms, p99 {p99_ms:.1f} ms, "
-        f"max {max_ms:.1f} ms",
+    figures = Words.of(
+        "doctor.disk.write_fsync_median_ms",
+        count=count,
+        median_ms=f"{median_ms:.1f}",
+        p99_ms=f"{p99_ms:.1f}",
+        max_ms=f"{max_ms:.1f}",
     )
     if p99_ms <= FSYNC_P99_PASS_MS:
         return Verdict("fsync", PASS, figures + elsewhere, None, data)
@@ -153,26 +147,14 @@ def _measure_fsync(base: Path, host: Host, count: int, data: dict[str, Any]) -> 
     return Verdict(
         "fsync",
         status,
-        figures
-        + Words(
-            f" — больше {limit:g} мс: журнал задержит лампу решения",
-            f" — over {limit:g} ms: the journal will hold a decision's lamp back",
-        )
-        + elsewhere,
+        figures + Words.of("doctor.disk.over_ms_journal_will", limit=f"{limit:g}") + elsewhere,
         _CARD_FIX,
         data,
     )
 
 
-_CARD_FIX = Words(
-    "карта памяти тормозит: поставьте карту A1/A2 известной марки (или SSD на USB 3), "
-    "проверьте снова; каждое решение ждёт записи журнала",
-    "the SD card stalls: use an A1/A2 card of a known make (or an SSD on USB 3), then check "
-    "again; every decision waits for the journal's write",
-)
-_SPACE_FIX = Words(
-    "освободите место или укажите другой --journal", "free some space or give another --journal"
-)
+_CARD_FIX = Words.of("doctor.disk.sd_card_stalls_use")
+_SPACE_FIX = Words.of("doctor.disk.free_some_space_give")
 
 
 def _free_space(base: Path, host: Host, data: dict[str, Any]) -> Verdict:
@@ -182,18 +164,12 @@ def _free_space(base: Path, host: Host, data: dict[str, Any]) -> Verdict:
         return Verdict(
             "disk",
             WARN,
-            Words(
-                f"свободное место в {base} не узнать: {exc.strerror or exc}",
-                f"cannot tell the free space in {base}: {exc.strerror or exc}",
-            ),
+            Words.of("doctor.disk.cannot_tell_free_space", base=base, value=exc.strerror or exc),
             None,
             {"dir": str(base)},
         )
     free_mb = usage.free / 1e6
-    found = Words(
-        f"свободно {_size(usage.free, 'ru')} на диске журнала ({data['journal_dir']})",
-        f"{_size(usage.free, 'en')} free on the journal's disk ({data['journal_dir']})",
-    )
+    found = Words.of("doctor.disk.free", size=_size(usage.free), dir=data["journal_dir"])
     facts = {
         "dir": str(base),
         "free_mb": round(free_mb, 1),
@@ -206,17 +182,12 @@ def _free_space(base: Path, host: Host, data: dict[str, Any]) -> Verdict:
         "disk",
         WARN if free_mb >= DISK_FAIL_MB else FAIL,
         found,
-        Words(
-            "освободите место: старые журналы игр (сохраните их: svoyak journal export), "
-            "sudo apt clean; или карта побольше",
-            "free some space: old games' journals (keep them first: svoyak journal export), "
-            "sudo apt clean; or a bigger card",
-        ),
+        Words.of("doctor.disk.free_some_space_old"),
         facts,
     )
 
 
-def _size(count: float, lang: str) -> str:
+def _size(count: float) -> Words:
     if count >= 1e9:
-        return f"{count / 1e9:.1f} {'ГБ' if lang == 'ru' else 'GB'}"
-    return f"{count / 1e6:.0f} {'МБ' if lang == 'ru' else 'MB'}"
+        return Words.of("doctor.disk.gb", n=f"{count / 1e9:.1f}")
+    return Words.of("doctor.disk.mb", n=f"{count / 1e6:.0f}")

@@ -47,14 +47,8 @@ def check_gpio(setup: Setup, host: Host, pico: Any) -> list[Verdict]:
             Verdict(
                 "pinmap",
                 FAIL,
-                Words("карта пинов не годится: ", "the pin map cannot be used: ")
-                + Words(str(exc), str(exc)),
-                Words(
-                    "исправьте файл, как сказано (docs/raspberry-pi-gpio.md, «The pin map»); "
-                    "svoyak run с ней не запустится (код 78)",
-                    "fix the file as the message says (docs/raspberry-pi-gpio.md, The pin map); "
-                    "svoyak run refuses it (exit status 78)",
-                ),
+                Words.of("doctor.gpio.pin_map_cannot_used_2") + Words(str(exc), str(exc)),
+                Words.of("doctor.gpio.fix_file_message_says"),
                 {"path": setup.pins, "from": setup.pins_from},
             )
         ]
@@ -65,7 +59,7 @@ def check_gpio(setup: Setup, host: Host, pico: Any) -> list[Verdict]:
             verdicts.append(
                 skipped(
                     "gpiochip",
-                    Words("имитация пинов (mock): чипа нет", "simulated (mock) pins: no chip"),
+                    Words.of("doctor.gpio.simulated_mock_pins_no"),
                 )
             )
         else:
@@ -77,14 +71,12 @@ def check_gpio(setup: Setup, host: Host, pico: Any) -> list[Verdict]:
             verdicts.append(judge_chip(host.gpiochips(), factory, error, setup.gpiochip))
         if pinmap is None:
             verdicts += _all_skipped(
-                Words(
-                    "карта пинов не годится (см. выше)", "the pin map cannot be used (see above)"
-                ),
+                Words.of("doctor.gpio.pin_map_cannot_used"),
                 only=("buttons", "lamps"),
             )
         elif factory is None:
             verdicts += _all_skipped(
-                Words("GPIO-чип не открылся (см. выше)", "the GPIO chip did not open (see above)"),
+                Words.of("doctor.gpio.gpio_chip_did_not"),
                 only=("buttons", "lamps"),
             )
         else:
@@ -97,7 +89,7 @@ def check_gpio(setup: Setup, host: Host, pico: Any) -> list[Verdict]:
     return verdicts
 
 
-_NO_PINMAP = Words("нет карты пинов GPIO", "no GPIO pin map")
+_NO_PINMAP = Words.of("doctor.gpio.no_gpio_pin_map")
 
 
 def _all_skipped(
@@ -107,45 +99,27 @@ def _all_skipped(
 
 
 def _no_pinmap(setup: Setup, host: Host, pico: Any) -> Verdict:
-    where = Words(
-        f"(--pins, $SVOYAK_PINS, [hardware] pins, {host.system_pinmap})",
-        f"(--pins, $SVOYAK_PINS, [hardware] pins, {host.system_pinmap})",
-    )
+    where = Words.of("doctor.gpio.pins_svoyak_pins_hardware", system_pinmap=host.system_pinmap)
     if setup.serial is not None:
         return skipped(
             "pinmap",
-            Words("путь через Pico: карты пинов GPIO нет ", "the Pico path: no GPIO pin map ")
-            + where,
+            Words.of("doctor.gpio.pico_path_no_gpio") + where,
         )
     if setup.config_unknown:
         return skipped(
             "pinmap",
-            Words("карты пинов GPIO нет ", "no GPIO pin map ")
+            Words.of("doctor.gpio.no_gpio_pin_map_2")
             + where
-            + Words(
-                "; называет ли конфигурация карту или Pico — не прочитать (см. «конфигурация»)",
-                "; whether the config names one or a Pico cannot be read (see config)",
-            ),
+            + Words.of("doctor.gpio.whether_config_names_one"),
         )
     unnamed = pico is not None and pico.port is not None
     return Verdict(
         "pinmap",
         FAIL,
-        Words("у игры нет кнопок: нет карты пинов ", "the game has no buttons: no pin map ")
+        Words.of("doctor.gpio.game_has_no_buttons")
         + where
-        + (
-            Words(", а Pico не указан в настройках", ", and the Pico is not in the config")
-            if unnamed
-            else Words(" и нет Pico", " and no Pico")
-        ),
-        Words(
-            "для кнопок на GPIO: sudo cp hardware/pinmap.example.toml /etc/svoyak/pins.toml и "
-            "поправьте пины (docs/raspberry-pi-gpio.md); для Pico: [hardware] serial в "
-            "/etc/svoyak/svoyak.toml",
-            "for buttons on GPIO: sudo cp hardware/pinmap.example.toml /etc/svoyak/pins.toml "
-            "and set its pins (docs/raspberry-pi-gpio.md); for a Pico: [hardware] serial in "
-            "/etc/svoyak/svoyak.toml",
-        ),
+        + (Words.of("doctor.gpio.pico_not_config") if unnamed else Words.of("doctor.gpio.no_pico")),
+        Words.of("doctor.gpio.buttons_gpio_sudo_cp"),
     )
 
 
@@ -155,11 +129,12 @@ def _pinmap_ok(pinmap: Any, setup: Setup) -> Verdict:
     return Verdict(
         "pinmap",
         PASS,
-        Words(
-            f"{setup.pins}: игроков {len(pinmap.players)}, кнопки ведущего: {host_buttons}; "
-            f"ламп {lamps}",
-            f"{setup.pins}: {len(pinmap.players)} players, host buttons: {host_buttons}; "
-            f"{lamps} lamps",
+        Words.of(
+            "doctor.gpio.players_host_buttons_lamps",
+            pins=setup.pins,
+            players=len(pinmap.players),
+            host_buttons=host_buttons,
+            lamps=lamps,
         ),
         None,
         {
@@ -198,15 +173,8 @@ def judge_chip(
         return Verdict(
             "gpiochip",
             FAIL,
-            Words(
-                "нет ни одного /dev/gpiochip*: это не Raspberry Pi или нет драйвера GPIO",
-                "no /dev/gpiochip* at all: this is not a Raspberry Pi, or its GPIO driver "
-                "is missing",
-            ),
-            Words(
-                "запустите svoyak doctor на Pi; на другом компьютере — svoyak doctor --simulate",
-                "run svoyak doctor on the Pi; on another computer, svoyak doctor --simulate",
-            ),
+            Words.of("doctor.gpio.no_dev_gpiochip_all"),
+            Words.of("doctor.gpio.run_svoyak_doctor_pi"),
             data,
         )
     if not header:
@@ -215,11 +183,10 @@ def judge_chip(
             return Verdict(
                 "gpiochip",
                 FAIL,
-                Words(
-                    f"{unreadable[0].path} не читается ({unreadable[0].error})",
-                    f"cannot read {unreadable[0].path} ({unreadable[0].error})",
+                Words.of(
+                    "doctor.gpio.cannot_read", path=unreadable[0].path, error=unreadable[0].error
                 ),
-                Words("нужна группа gpio (см. «группы»)", "the gpio group is needed (see groups)"),
+                Words.of("doctor.gpio.gpio_group_needed_see"),
                 data,
             )
         labels = ", ".join(f"gpiochip{c.number}: {c.label}" for c in chips)
@@ -227,14 +194,8 @@ def judge_chip(
         return Verdict(
             "gpiochip",
             FAIL,
-            Words(
-                f"ни один чип не похож на 40-контактный разъём Pi ({labels})",
-                f"no chip is the Pi's 40-pin header ({labels})",
-            ),
-            Words(
-                f"это Raspberry Pi? Чип разъёма называется {known}",
-                f"is this a Raspberry Pi? The header's chip is labelled {known}",
-            ),
+            Words.of("doctor.gpio.no_chip_pi_s", labels=labels),
+            Words.of("doctor.gpio.raspberry_pi_header_s", known=known),
             data,
         )
     chip = header[0]
@@ -243,9 +204,8 @@ def judge_chip(
         return Verdict(
             "gpiochip",
             FAIL,
-            Words(
-                f"разъём — {_chip_name(chip)}, но svoyak его не открыл: {error}",
-                f"the header is {_chip_name(chip)}, but svoyak cannot open it: {error}",
+            Words.of(
+                "doctor.gpio.header_but_svoyak_cannot", chip_name=_chip_name(chip), error=error
             ),
             _chip_fix(chip),
             data,
@@ -258,11 +218,10 @@ def judge_chip(
         return Verdict(
             "gpiochip",
             PASS,
-            Words(
-                f"svoyak открывает {_chip_name(chip)}: это 40-контактный разъём "
-                f"({HEADER_LABELS[chip.label or '']})",
-                f"svoyak opens {_chip_name(chip)}: the 40-pin header's "
-                f"({HEADER_LABELS[chip.label or '']})",
+            Words.of(
+                "doctor.gpio.svoyak_opens_40_pin",
+                chip_name=_chip_name(chip),
+                value=HEADER_LABELS[chip.label or ""],
             ),
             None,
             data,
@@ -271,22 +230,14 @@ def judge_chip(
     return Verdict(
         "gpiochip",
         FAIL,
-        Words(
-            f"svoyak открывает {what}, а разъём — {_chip_name(chip)}",
-            f"svoyak opens {what}, but the header is {_chip_name(chip)}",
-        ),
+        Words.of("doctor.gpio.svoyak_opens_but_header", what=what, chip_name=_chip_name(chip)),
         _chip_fix(chip),
         data,
     )
 
 
 def _chip_fix(chip: GpioChip) -> Words:
-    return Words(
-        f"добавьте --gpiochip {chip.number} к svoyak run (ExecStart службы), svoyak selftest "
-        "и check-buttons, или обновите gpiozero (pip install -U gpiozero; нужна 2.0.1.post3+)",
-        f"add --gpiochip {chip.number} to svoyak run (the unit's ExecStart), svoyak selftest "
-        "and check-buttons, or upgrade gpiozero (pip install -U gpiozero; 2.0.1.post3 or later)",
-    )
+    return Words.of("doctor.gpio.add_gpiochip_svoyak_run", number=chip.number)
 
 
 # -- buttons and lamps --------------------------------------------------------------------
@@ -298,29 +249,21 @@ def _busy(check: str, exc: BaseException, setup: Setup) -> Verdict:
         return Verdict(
             check,
             SKIP,
-            Words(
-                "пины держит работающая служба svoyak (о зажатой кнопке она сама скажет на "
-                "панели ведущего)",
-                "the running svoyak service holds the pins (it tells the host's panel of a "
-                "stuck button itself)",
-            ),
+            Words.of("doctor.gpio.running_svoyak_service_holds"),
             STOP_SERVICE,
         )
     return Verdict(
         check,
         FAIL,
         Words(str(exc), str(exc)),
-        Words(
-            "остановите программу, что держит пин (lsof /dev/gpiochip*), и проверьте снова",
-            "stop the program holding the pin (lsof /dev/gpiochip*), then check again",
-        ),
+        Words.of("doctor.gpio.stop_program_holding_pin"),
     )
 
 
 def _button_name(key: str, pin: int) -> Words:
     if key.isdigit():
-        return Words(f"место {key} (GPIO{pin})", f"seat {key} (GPIO{pin})")
-    return Words(f"ведущий {key} (GPIO{pin})", f"host {key} (GPIO{pin})")
+        return Words.of("doctor.gpio.seat_gpio", key=key, pin=pin)
+    return Words.of("doctor.gpio.host_gpio", key=key, pin=pin)
 
 
 def _joined(names: list[Words]) -> Words:
@@ -341,8 +284,8 @@ def check_buttons(pinmap: Any, factory: Any, setup: Setup, host: Host) -> Verdic
         return Verdict(
             "buttons",
             FAIL,
-            Words(f"кнопки не открываются: {exc}", f"the buttons cannot be opened: {exc}"),
-            Words("проверьте карту пинов и группы", "check the pin map and the groups"),
+            Words.of("doctor.gpio.buttons_cannot_opened", exc=exc),
+            Words.of("doctor.gpio.check_pin_map_groups"),
         )
     try:
         host.sleep(BUTTON_SETTLE_S)
@@ -360,10 +303,7 @@ def check_buttons(pinmap: Any, factory: Any, setup: Setup, host: Host) -> Verdic
         return Verdict(
             "buttons",
             PASS,
-            Words(
-                f"все {len(specs)} кнопок отпущены (игроки и ведущий)",
-                f"all {len(specs)} buttons are up (the players' and the host's)",
-            ),
+            Words.of("doctor.gpio.all_buttons_up_players", specs=len(specs)),
             None,
             data,
         )
@@ -371,16 +311,8 @@ def check_buttons(pinmap: Any, factory: Any, setup: Setup, host: Host) -> Verdic
     return Verdict(
         "buttons",
         FAIL,
-        Words(
-            f"нажаты: {names.ru} — зажаты, залипли или кабель замкнут",
-            f"down: {names.en} — held, stuck, or the cable shorted",
-        ),
-        Words(
-            "отпустите; если кнопка так и нажата — проверьте её и кабель "
-            "(docs/raspberry-pi-gpio.md), затем svoyak check-buttons",
-            "let go; if it stays down, check the button and its cable "
-            "(docs/raspberry-pi-gpio.md), then svoyak check-buttons",
-        ),
+        Words.of("doctor.gpio.down_held_stuck_cable", names=names),
+        Words.of("doctor.gpio.let_go_if_it"),
         data,
     )
 
@@ -388,7 +320,7 @@ def check_buttons(pinmap: Any, factory: Any, setup: Setup, host: Host) -> Verdic
 def _lamps_of(pinmap: Any) -> list[tuple[Words, Any]]:
     lamps = [
         (
-            Words(f"лампа места {seat} (GPIO{lamp.pin})", f"seat {seat}'s lamp (GPIO{lamp.pin})"),
+            Words.of("doctor.gpio.seat_s_lamp_gpio", seat=seat, pin=lamp.pin),
             lamp,
         )
         for seat, lamp in sorted(pinmap.podium_lamps.items())
@@ -396,7 +328,7 @@ def _lamps_of(pinmap: Any) -> list[tuple[Words, Any]]:
     signal = pinmap.signal_lamp
     if signal is not None:
         lamps.append(
-            (Words(f"сигнальная лампа (GPIO{signal.pin})", f"the signal lamp (GPIO{signal.pin})"),
+            (Words.of("doctor.gpio.signal_lamp_gpio", pin=signal.pin),
              signal)
         )  # fmt: skip
     return lamps
@@ -422,7 +354,7 @@ def check_lamps(pinmap: Any, factory: Any, setup: Setup, host: Host) -> Verdict:
 
     lamps = _lamps_of(pinmap)
     if not lamps:
-        return skipped("lamps", Words("в карте пинов нет ламп", "the pin map has no lamps"))
+        return skipped("lamps", Words.of("doctor.gpio.pin_map_has_no"))
     lit_undriven: list[tuple[Words, Any]] = []
     still_lit: list[Words] = []
     probes: list[Any] = []
@@ -456,8 +388,8 @@ def check_lamps(pinmap: Any, factory: Any, setup: Setup, host: Host) -> Verdict:
         return Verdict(
             "lamps",
             FAIL,
-            Words(f"лампы не открываются: {exc}", f"the lamps cannot be opened: {exc}"),
-            Words("проверьте карту пинов и группы", "check the pin map and the groups"),
+            Words.of("doctor.gpio.lamps_cannot_opened", exc=exc),
+            Words.of("doctor.gpio.check_pin_map_groups_2"),
         )
     data = {
         "lamps": len(lamps),
@@ -469,50 +401,32 @@ def check_lamps(pinmap: Any, factory: Any, setup: Setup, host: Host) -> Verdict:
         return Verdict(
             "lamps",
             FAIL,
-            Words(f"не гаснут: {names.ru}", f"will not switch off: {names.en}"),
-            Words(
-                "проверьте драйвер лампы (MOSFET) и карту пинов (active_low)",
-                "check the lamp's driver (the MOSFET) and the pin map (active_low)",
-            ),
+            Words.of("doctor.gpio.will_not_switch_off", names=names),
+            Words.of("doctor.gpio.check_lamp_s_driver"),
             data,
         )
     if lit_undriven:
         names = _joined([name for name, _ in lit_undriven])
         fixed = [lamp.pin for _, lamp in lit_undriven if lamp.pin in FIXED_PULL_UP]
-        fix = Words(
-            "поставьте резистор 4,7 кОм от затвора к GND (docs/raspberry-pi-gpio.md)",
-            "fit the 4.7 kΩ gate-to-GND resistor (docs/raspberry-pi-gpio.md)",
-        )
+        fix = Words.of("doctor.gpio.fit_4_7_k")
         if fixed:
             pins = ", ".join(f"GPIO{p}" for p in fixed)
             fix = (
-                Words(
-                    f"{pins} подтянут к 3,3 В резистором 1,8 кОм на плате: перенесите лампу на "
-                    "другой пин; ",
-                    f"{pins} has a 1.8 kΩ pull-up on the board: move the lamp to another pin; ",
-                )
-                + Words("иначе ", "otherwise ")
+                Words.of("doctor.gpio.has_1_8_k", pins=pins)
+                + Words.of("doctor.gpio.otherwise")
                 + fix
             )
         return Verdict(
             "lamps",
             FAIL,
-            Words(
-                f"горят, когда пин никто не ведёт: {names.ru} — так они горят при загрузке и "
-                "всякий раз, когда svoyak остановлен (сейчас выключены)",
-                f"lit while nothing drives the pin: {names.en} — so they light at boot and "
-                "whenever svoyak is stopped (switched off now)",
-            ),
+            Words.of("doctor.gpio.lit_while_nothing_drives", names=names),
             fix,
             data,
         )
     return Verdict(
         "lamps",
         PASS,
-        Words(
-            f"все {len(lamps)} ламп темны без управления и выключены",
-            f"all {len(lamps)} lamps dark while undriven, and switched off",
-        ),
+        Words.of("doctor.gpio.all_lamps_dark_while", lamps=len(lamps)),
         None,
         data,
     )

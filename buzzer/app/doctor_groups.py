@@ -19,8 +19,8 @@ from buzzer.app.doctor import (
 # -- groups --------------------------------------------------------------------------
 
 _GROUP_USE = {
-    "gpio": Words("пины GPIO", "the GPIO pins"),
-    "dialout": Words("порт Pico", "the Pico's serial port"),
+    "gpio": Words.of("doctor.groups.gpio_pins"),
+    "dialout": Words.of("doctor.groups.pico_s_serial_port"),
 }
 
 
@@ -37,23 +37,14 @@ def check_groups(setup: Setup, host: Host, pico_port: str | None) -> Verdict:
     if not needed:
         return skipped(
             "groups",
-            Words(
-                "ни пины GPIO, ни Pico здесь не нужны (имитация или нет ни карты пинов, ни Pico)",
-                "neither GPIO pins nor a Pico are needed here (simulated, or no pin map "
-                "and no Pico)",
-            ),
+            Words.of("doctor.groups.neither_gpio_pins_nor"),
             **data,
         )
     if host.is_root:
         return Verdict(
             "groups",
             PASS,
-            Words(
-                "запущено от root: ему открыто всё (служба работает от svoyak со своими "
-                "группами, SupplementaryGroups)",
-                "running as root, to which every device is open (the service runs as svoyak "
-                "with its own SupplementaryGroups)",
-            ),
+            Words.of("doctor.groups.running_root_which_every"),
             None,
             data,
         )
@@ -62,10 +53,7 @@ def check_groups(setup: Setup, host: Host, pico_port: str | None) -> Verdict:
         return Verdict(
             "groups",
             PASS,
-            Words(
-                f"у процесса есть {', '.join(needed)}",
-                f"the process has {', '.join(needed)}",
-            ),
+            Words.of("doctor.groups.process_has", needed=", ".join(needed)),
             None,
             data,
         )
@@ -77,23 +65,17 @@ def check_groups(setup: Setup, host: Host, pico_port: str | None) -> Verdict:
         ", ".join(f"{g} ({_GROUP_USE[g].en})" for g in missing),
     )
     if absent:
-        fix = Words(
-            f"sudo usermod -aG {','.join(missing)} {host.user}, затем выйдите из системы и "
-            "войдите снова (или перезагрузите Pi)",
-            f"sudo usermod -aG {','.join(missing)} {host.user}, then log out and back in "
-            "(or reboot the Pi)",
+        fix = Words.of(
+            "doctor.groups.sudo_usermod_ag_then", missing=",".join(missing), user=host.user
         )
     else:
-        fix = Words(
-            f"{host.user} уже в {', '.join(later)}, но этот сеанс начат раньше: выйдите из "
-            "системы и войдите снова (или перезагрузите Pi)",
-            f"{host.user} is in {', '.join(later)} since after this login: log out and back "
-            "in (or reboot the Pi)",
+        fix = Words.of(
+            "doctor.groups.since_after_login_log", user=host.user, later=", ".join(later)
         )
     return Verdict(
         "groups",
         FAIL,
-        Words(f"у процесса нет групп: {what.ru}", f"the process lacks the group(s) {what.en}"),
+        Words.of("doctor.groups.process_lacks_group_s", what=what),
         fix,
         {**data, "missing": missing},
     )

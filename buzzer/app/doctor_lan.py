@@ -28,16 +28,8 @@ def check_lan(setup: Setup, host: Host) -> Verdict:
         return Verdict(
             "lan",
             FAIL,
-            Words(
-                "нет сети: только 127.0.0.1, планшет ведущего не подключится",
-                "no network: only 127.0.0.1, the host's tablet cannot connect",
-            ),
-            Words(
-                "подключите Wi-Fi (sudo nmtui) или кабель, затем sudo systemctl restart svoyak "
-                "(адрес читается при старте)",
-                "join the Wi-Fi (sudo nmtui) or plug a cable in, then sudo systemctl restart "
-                "svoyak (it reads the address at start)",
-            ),
+            Words.of("doctor.lan.no_network_only_127"),
+            Words.of("doctor.lan.join_wi_fi_sudo"),
             data,
         )
     urls = [f"http://{address}:{port}/" for address in lan]
@@ -46,11 +38,11 @@ def check_lan(setup: Setup, host: Host) -> Verdict:
     return Verdict(
         "lan",
         PASS,
-        Words(
-            f"панель ведущего: {urls[0]}{' (и ' + also + ')' if also else ''}; "
-            f"по mDNS: http://svoyak.local:{port}/",
-            f"the host's panel: {urls[0]}{' (and ' + also + ')' if also else ''}; "
-            f"by mDNS: http://svoyak.local:{port}/",
+        Words.of(
+            "doctor.lan.panel",
+            url=urls[0],
+            also=Words.of("doctor.lan.also", urls=also) if also else "",
+            port=port,
         ),
         None,
         data,

@@ -38,6 +38,7 @@ from buzzer.app.doctor import (
 )
 from buzzer.app.doctor_system import STOP_SERVICE, service_holds
 from buzzer.app.inputs import _OpenErrors, _reason
+from buzzer.words import tr
 
 #: The clock fit (docs/wire-protocol.md, *Clock*): its stated uncertainty — half the
 #: best round trip plus the fit's RMS residual — is the common offset of every Pico
@@ -200,53 +201,29 @@ def check_pico(
             first = Verdict(
                 "pico",
                 WARN,
-                Words(
-                    f"подключено несколько плат MicroPython: {boards} (генератор импульсов — "
-                    "тоже Pico), какая из них игровая — не указано",
-                    f"several MicroPython boards are plugged in: {boards} (a pulse generator "
-                    "is a Pico too), and which one is the game's is not said",
-                ),
-                Words(
-                    "укажите игровую: --serial PORT или [hardware] serial в "
-                    "/etc/svoyak/svoyak.toml",
-                    "name the game's: --serial PORT, or [hardware] serial in "
-                    "/etc/svoyak/svoyak.toml",
-                ),
+                Words.of("doctor.pico.several_micropython_boards_plugged", boards=boards),
+                Words.of("doctor.pico.name_game_s_serial"),
                 {"found": list(target.found)},
             )
-            why = Words("не ясно, какой Pico игровой (см. выше)", "which Pico is the game's is "
-                        "not known (see above)")  # fmt: skip
+            why = Words.of("doctor.pico.which_pico_game_s")  # fmt: skip
             return [first, *(skipped(check, why) for check in rest)]
         first = skipped(
             "pico",
-            Words(
-                "Pico нет: ни в настройках (--serial, $SVOYAK_SERIAL, [hardware] serial), ни "
-                "в /dev/serial/by-id (путь через GPIO)",
-                "no Pico: none in the config (--serial, $SVOYAK_SERIAL, [hardware] serial) and "
-                "none under /dev/serial/by-id (the GPIO path)",
-            ),
+            Words.of("doctor.pico.no_pico_none_config"),
         )
-        return [first, *(skipped(check, Words("нет Pico", "no Pico")) for check in rest)]
+        return [first, *(skipped(check, Words.of("doctor.pico.no_pico")) for check in rest)]
     port = target.port
     presence = _presence(port, target, setup, host)
     if presence.status == FAIL:
-        why = Words("Pico не найден (см. выше)", "no Pico found (see above)")
+        why = Words.of("doctor.pico.no_pico_found_see")
         return [presence, *(skipped(check, why) for check in rest)]
     probe = probe_pico(port, host, options)
     if probe.held_elsewhere and service_holds(setup):
-        why = Words(
-            "порт держит работающая служба svoyak (чужую прошивку и зажатые кнопки она "
-            "не пропустит сама)",
-            "the running svoyak service holds the port (it refuses another firmware and "
-            "reports held buttons itself)",
-        )
+        why = Words.of("doctor.pico.running_svoyak_service_holds")
         return [presence, *(Verdict(check, SKIP, why, STOP_SERVICE) for check in rest)]
     firmware = _firmware(port, probe)
     if firmware.status == FAIL:
-        why = Words(
-            "с этой прошивкой Pico не играет (см. выше)",
-            "the Pico does not play with this firmware (see above)",
-        )
+        why = Words.of("doctor.pico.pico_does_not_play")
         return [presence, firmware, *(skipped(check, why) for check in rest[1:])]
     return [presence, firmware, _buttons(probe), _lamps(probe), _clock(probe, options)]
 
@@ -261,16 +238,8 @@ def _presence(port: str, target: PicoTarget, setup: Setup, host: Host) -> Verdic
         return Verdict(
             "pico",
             FAIL,
-            Words(
-                f"порта {port} нет (Pico подключён? порты здесь: {ports})",
-                f"no port {port} (is the Pico plugged in? the ports here: {ports})",
-            ),
-            Words(
-                "подключите Pico USB-кабелем с данными; ls -l /dev/serial/by-id/ покажет его "
-                "постоянное имя; новый Pico — svoyak pico install",
-                "plug the Pico in with a USB data cable; ls -l /dev/serial/by-id/ shows its "
-                "stable name; a new Pico: svoyak pico install",
-            ),
+            Words.of("doctor.pico.no_port_pico_plugged", port=port, ports=ports),
+            Words.of("doctor.pico.plug_pico_usb_data"),
             data,
         )
     real = os.path.realpath(port) if port.startswith("/") else port
@@ -279,12 +248,7 @@ def _presence(port: str, target: PicoTarget, setup: Setup, host: Host) -> Verdic
         return Verdict(
             "pico",
             PASS,
-            Words(
-                f"{port} → {real} (подключён; называет ли его конфигурация — не прочитать, "
-                "см. «конфигурация»)",
-                f"{port} → {real} (plugged in; whether the config names it cannot be read, see "
-                "config)",
-            ),
+            Words.of("doctor.pico.plugged_whether_config_names", port=port, real=real),
             None,
             data,
         )
@@ -292,16 +256,8 @@ def _presence(port: str, target: PicoTarget, setup: Setup, host: Host) -> Verdic
         return Verdict(
             "pico",
             WARN,
-            Words(
-                f"Pico подключён ({port} → {real}), но в настройках его нет: svoyak run его "
-                "не возьмёт",
-                f"a Pico is plugged in ({port} → {real}) but the config does not name it: "
-                "svoyak run will not use it",
-            ),
-            Words(
-                f'добавьте [hardware] serial = "{port}" в /etc/svoyak/svoyak.toml (или --serial)',
-                f'add [hardware] serial = "{port}" to /etc/svoyak/svoyak.toml (or --serial)',
-            ),
+            Words.of("doctor.pico.pico_plugged_but_config", port=port, real=real),
+            Words.of("doctor.pico.add_hardware_serial_etc", port=port),
             data,
         )
     if Path(port).parent == places.by_id:
@@ -311,24 +267,15 @@ def _presence(port: str, target: PicoTarget, setup: Setup, host: Host) -> Verdic
         return Verdict(
             "pico",
             WARN,
-            Words(
-                f"{port}: такое имя после переподключения может стать другим (ttyACM1)",
-                f"{port}: that name may change after a replug (ttyACM1)",
-            ),
-            Words(f"укажите постоянное имя: {stable}", f"name it by its stable name: {stable}"),
+            Words.of("doctor.pico.name_may_change_after", port=port),
+            Words.of("doctor.pico.name_it_stable_name", stable=stable),
             {**data, "stable": stable},
         )
     return Verdict(
         "pico",
         WARN,
-        Words(
-            f"{port} — не имя из /dev/serial/by-id (эмулятор?)",
-            f"{port} is not a /dev/serial/by-id name (an emulator?)",
-        ),
-        Words(
-            "для настоящего Pico укажите имя из ls -l /dev/serial/by-id/",
-            "for a real Pico, name it as ls -l /dev/serial/by-id/ does",
-        ),
+        Words.of("doctor.pico.not_dev_serial_id", port=port),
+        Words.of("doctor.pico.real_pico_name_it"),
         data,
     )
 
@@ -338,19 +285,15 @@ def _firmware(port: str, probe: PicoProbe) -> Verdict:
 
     hello = probe.hello
     if hello is None:
-        ru, en, *advice = probe.reason or ("Pico не ответил", "the Pico did not answer")
+        ru, en, *advice = probe.reason or (
+            tr("doctor.pico.no_answer", "ru"),
+            tr("doctor.pico.no_answer", "en"),
+        )
         fix = (
-            Words(*advice)
-            if len(advice) == 2
-            else Words(
-                "проверьте USB-кабель и прошивку (svoyak pico install)",
-                "check the USB cable and the firmware (svoyak pico install)",
-            )
+            Words(*advice) if len(advice) == 2 else Words.of("doctor.pico.check_usb_cable_firmware")
         )
         if probe.denied:
-            fix = Words(
-                "нужна группа dialout (см. «группы»)", "the dialout group is needed (see groups)"
-            )
+            fix = Words.of("doctor.pico.dialout_group_needed_see")
         return Verdict(
             "firmware", FAIL, Words(f"{port}: {ru}", f"{port}: {en}"), fix, {"port": port}
         )
@@ -367,40 +310,34 @@ def _firmware(port: str, probe: PicoProbe) -> Verdict:
             return Verdict(
                 "firmware",
                 FAIL,
-                Words(
-                    "это Pico 2 (RP2350): прошивка svoyak работает только на Raspberry Pi "
-                    "Pico (RP2040)",
-                    PICO2_REFUSAL,
-                ),
-                Words(
-                    "подключите Raspberry Pi Pico (RP2040)", "connect a Raspberry Pi Pico (RP2040)"
-                ),
+                Words(tr("doctor.pico.pico2", "ru"), PICO2_REFUSAL),
+                Words.of("doctor.pico.connect_raspberry_pi_pico"),
                 data,
             )
         return Verdict(
             "firmware",
             FAIL,
             Words(
-                f"на Pico другая прошивка (отпечаток {data['firmware_id']}, в этой версии "
-                f"svoyak — {data['expected']})",
+                tr(
+                    "doctor.pico.other_firmware",
+                    "ru",
+                    firmware_id=data["firmware_id"],
+                    expected=data["expected"],
+                ),
                 probe.refusal,
             ),
-            Words(
-                "svoyak pico install (служба держит порт: sudo systemctl stop svoyak && "
-                "svoyak pico install; sudo systemctl start svoyak)",
-                "svoyak pico install (the service holds the port: sudo systemctl stop svoyak "
-                "&& svoyak pico install; sudo systemctl start svoyak)",
-            ),
+            Words.of("doctor.pico.svoyak_pico_install_service"),
             data,
         )
     return Verdict(
         "firmware",
         PASS,
-        Words(
-            f"прошивка этой версии svoyak (отпечаток {data['firmware_id']}), протокол "
-            f"{hello.protocol}, кнопок {hello.buttons}, ламп {hello.lamps}",
-            f"this release's firmware (identity {data['firmware_id']}), protocol "
-            f"{hello.protocol}, {hello.buttons} buttons, {hello.lamps} lamps",
+        Words.of(
+            "doctor.pico.release_s_firmware_identity",
+            firmware_id=data["firmware_id"],
+            protocol=hello.protocol,
+            buttons=hello.buttons,
+            lamps=hello.lamps,
         ),
         None,
         data,
@@ -429,32 +366,23 @@ def _buttons(probe: PicoProbe) -> Verdict:
         return Verdict(
             "pico_buttons",
             PASS,
-            Words(
-                "ни одна кнопка не была нажата при включении Pico, ни одна не нажата сейчас",
-                "no button was held at the Pico's power-up, none is down now",
-            ),
+            Words.of("doctor.pico.no_button_held_pico"),
             None,
             data,
         )
     parts = []
     if at_boot:
         names = ", ".join(_gp(b) for b in at_boot)
-        parts.append(Words(f"нажаты при включении Pico: {names}", f"held at the Pico's power-up: "
-                           f"{names}"))  # fmt: skip
+        parts.append(Words.of("doctor.pico.held_pico_s_power", names=names))  # fmt: skip
     if down:
         names = ", ".join(_gp(b) for b in down)
-        parts.append(Words(f"нажаты сейчас: {names}", f"down now: {names}"))
+        parts.append(Words.of("doctor.pico.down_now", names=names))
     found = Words("; ".join(p.ru for p in parts), "; ".join(p.en for p in parts))
     return Verdict(
         "pico_buttons",
         FAIL,
-        found + Words(" — зажаты, залипли или кабель замкнут", " — held, stuck or a cable shorted"),
-        Words(
-            "отпустите; если это была чья-то рука — переподключите Pico и проверьте снова; "
-            "иначе проверьте кнопку и кабель",
-            "let go; if it was only a hand, replug the Pico and check again; otherwise check "
-            "the button and its cable",
-        ),
+        found + Words.of("doctor.pico.held_stuck_cable_shorted"),
+        Words.of("doctor.pico.let_go_if_it"),
         data,
     )
 
@@ -464,32 +392,21 @@ def _lamps(probe: PicoProbe) -> Verdict:
     if probe.lamps_acked is None:
         return skipped(
             "pico_lamps",
-            Words(
-                "связь с Pico не установилась (см. часы)", "the link did not come up (see clock)"
-            ),
+            Words.of("doctor.pico.link_did_not_come"),
         )
     if probe.lamps_acked:
         return Verdict(
             "pico_lamps",
             PASS,
-            Words(
-                f"все {lamps} ламп выключены (Pico подтвердил)",
-                f"all {lamps} lamps switched off (the Pico acknowledged it)",
-            ),
+            Words.of("doctor.pico.all_lamps_switched_off", lamps=lamps),
             None,
             {"lamps": lamps},
         )
     return Verdict(
         "pico_lamps",
         FAIL,
-        Words(
-            f"Pico не подтвердил выключение ламп за {probe.listened_s:.1f} с",
-            f"the Pico did not acknowledge the lamps' all-off within {probe.listened_s:.1f} s",
-        ),
-        Words(
-            "переподключите Pico и проверьте снова; если повторится — svoyak pico install",
-            "replug the Pico and check again; if it recurs, svoyak pico install",
-        ),
+        Words.of("doctor.pico.pico_did_not_acknowledge", listened_s=f"{probe.listened_s:.1f}"),
+        Words.of("doctor.pico.replug_pico_check_again"),
         {"lamps": lamps},
     )
 
@@ -510,10 +427,7 @@ def _clock(probe: PicoProbe, options: DoctorOptions) -> Verdict:
         return Verdict(
             "clock",
             FAIL,
-            Words(
-                f"Pico не ответил ни на один PING за {waited:g} с: часы не сведены",
-                f"the Pico answered no PING within {waited:g} s: no clock fit",
-            ),
+            Words.of("doctor.pico.pico_answered_no_ping", waited=f"{waited:g}"),
             _CLOCK_FIX,
             data,
         )
@@ -531,21 +445,23 @@ def _clock(probe: PicoProbe, options: DoctorOptions) -> Verdict:
         drift_ppm=round(drift, 1) if fitted else None,
     )
     drift_words = (
-        Words(f"уход {drift:+.0f} ppm", f"drift {drift:+.0f} ppm")
+        Words.of("doctor.pico.drift_ppm", drift=f"{drift:+.0f}")
         if fitted
-        else Words("уход ещё не оценён (мало секунд)", "drift not fitted yet (too few seconds)")
+        else Words.of("doctor.pico.drift_not_fitted_yet")
     )
     figures = (
-        Words(
-            f"погрешность {uncertainty_us / 1000:.2f} мс (половина лучшего круга "
-            f"{half_rtt_us / 1000:.2f} мс + остаток подгонки {residual_us / 1000:.2f} мс), ",
-            f"uncertainty {uncertainty_us / 1000:.2f} ms (half the best round trip "
-            f"{half_rtt_us / 1000:.2f} ms + the fit's residual {residual_us / 1000:.2f} ms), ",
+        Words.of(
+            "doctor.pico.uncertainty_ms_half_best",
+            value=f"{uncertainty_us / 1000:.2f}",
+            value_2=f"{half_rtt_us / 1000:.2f}",
+            value_3=f"{residual_us / 1000:.2f}",
         )
         + drift_words
-        + Words(
-            f"; {data['pongs']} PONG, {data['heartbeats']} HEARTBEAT за {probe.listened_s:.1f} с",
-            f"; {data['pongs']} PONGs, {data['heartbeats']} HEARTBEATs in {probe.listened_s:.1f} s",
+        + Words.of(
+            "doctor.pico.pongs_heartbeats_s",
+            pongs=data["pongs"],
+            heartbeats=data["heartbeats"],
+            listened_s=f"{probe.listened_s:.1f}",
         )
     )
     if uncertainty_us > CLOCK_FAIL_US:
@@ -557,12 +473,7 @@ def _clock(probe: PicoProbe, options: DoctorOptions) -> Verdict:
     return Verdict("clock", status, figures, None if status == PASS else _CLOCK_FIX, data)
 
 
-_CLOCK_FIX = Words(
-    "подключите Pico прямо в Pi (без хаба), коротким кабелем с данными, без тяжёлых программ "
-    "рядом; затем svoyak doctor снова",
-    "plug the Pico straight into the Pi (no hub) with a short data cable, nothing heavy "
-    "running; then svoyak doctor again",
-)
+_CLOCK_FIX = Words.of("doctor.pico.plug_pico_straight_into")
 
 
 __all__ = [

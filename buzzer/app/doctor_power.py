@@ -21,14 +21,14 @@ from buzzer.app.doctor_machine import is_raspberry_pi
 
 #: ``vcgencmd get_throttled``'s bits (Raspberry Pi documentation, *vcgencmd*).
 THROTTLED_BITS: dict[int, Words] = {
-    0: Words("пониженное напряжение сейчас", "under-voltage now"),
-    1: Words("частота ARM ограничена сейчас", "ARM frequency capped now"),
-    2: Words("процессор замедлен сейчас", "throttled now"),
-    3: Words("мягкий температурный предел сейчас", "soft temperature limit now"),
-    16: Words("было пониженное напряжение", "under-voltage has occurred"),
-    17: Words("частота ARM ограничивалась", "ARM frequency capping has occurred"),
-    18: Words("процессор замедлялся", "throttling has occurred"),
-    19: Words("был мягкий температурный предел", "soft temperature limit has occurred"),
+    0: Words.of("doctor.power.under_voltage_now"),
+    1: Words.of("doctor.power.arm_frequency_capped_now"),
+    2: Words.of("doctor.power.throttled_now"),
+    3: Words.of("doctor.power.soft_temperature_limit_now"),
+    16: Words.of("doctor.power.under_voltage_has_occurred"),
+    17: Words.of("doctor.power.arm_frequency_capping_has"),
+    18: Words.of("doctor.power.throttling_has_occurred"),
+    19: Words.of("doctor.power.soft_temperature_limit_has"),
 }
 UNDERVOLTAGE_BITS = frozenset({0, 16})
 
@@ -44,19 +44,13 @@ def check_power(host: Host) -> Verdict:
         if not pi:
             return skipped(
                 "power",
-                Words("не Raspberry Pi (нет vcgencmd)", "not a Raspberry Pi (no vcgencmd)"),
+                Words.of("doctor.power.not_raspberry_pi_no"),
             )
         return Verdict(
             "power",
             WARN,
-            Words(
-                "vcgencmd не установлен: питание не проверить",
-                "vcgencmd is not installed: the power cannot be checked",
-            ),
-            Words(
-                "sudo apt install raspi-utils (на старых образах libraspberrypi-bin)",
-                "sudo apt install raspi-utils (libraspberrypi-bin on older images)",
-            ),
+            Words.of("doctor.power.vcgencmd_not_installed_power"),
+            Words.of("doctor.power.sudo_apt_install_raspi"),
         )
     match = re.search(r"throttled=(0x[0-9a-fA-F]+)", ran.stdout)
     if ran.returncode != 0 or match is None:
@@ -64,14 +58,8 @@ def check_power(host: Host) -> Verdict:
         return Verdict(
             "power",
             WARN,
-            Words(
-                f"vcgencmd get_throttled не ответил: {answer}",
-                f"vcgencmd get_throttled failed: {answer}",
-            ),
-            Words(
-                f"пользователю {host.user} нужна группа video (/dev/vchiq)",
-                f"{host.user} needs the video group (/dev/vchiq)",
-            ),
+            Words.of("doctor.power.vcgencmd_get_throttled_failed", answer=answer),
+            Words.of("doctor.power.needs_video_group_dev", user=host.user),
         )
     value = int(match.group(1), 16)
     bits = [bit for bit in THROTTLED_BITS if value >> bit & 1]
@@ -80,10 +68,7 @@ def check_power(host: Host) -> Verdict:
         return Verdict(
             "power",
             PASS,
-            Words(
-                f"ни пониженного напряжения, ни замедления с загрузки ({match.group(1)})",
-                f"no under-voltage or throttling since boot ({match.group(1)})",
-            ),
+            Words.of("doctor.power.no_under_voltage_throttling", group=match.group(1)),
             None,
             data,
         )
@@ -94,19 +79,7 @@ def check_power(host: Host) -> Verdict:
     undervolted = bool(UNDERVOLTAGE_BITS & set(bits))
     now = any(bit < 16 for bit in bits)
     if undervolted:
-        fix = Words(
-            "блок питания проседает: официальный 5 В 3 А (Pi 4) / 5 А (Pi 5), короткий "
-            "толстый кабель, лампы — от своего блока 12 В; затем перезагрузка (флаги «было» "
-            "сбрасываются только так)",
-            "the supply sags: the official 5 V 3 A (Pi 4) / 5 A (Pi 5) supply, a short thick "
-            "cable, the lamps on their own 12 V supply; then reboot (the 'has occurred' bits "
-            "clear only then)",
-        )
+        fix = Words.of("doctor.power.supply_sags_official_5")
     else:
-        fix = Words(
-            "Pi перегревается: радиатор или вентилятор, воздух вокруг корпуса; затем "
-            "перезагрузка, чтобы сбросить флаги",
-            "the Pi runs hot: a heatsink or a fan, air around the case; then reboot to clear "
-            "the bits",
-        )
+        fix = Words.of("doctor.power.pi_runs_hot_heatsink")
     return Verdict("power", FAIL if undervolted or now else WARN, found, fix, data)

@@ -89,10 +89,7 @@ def service_holds(setup: Setup) -> bool:
     return service is not None and service.pid is not None
 
 
-STOP_SERVICE = Words(
-    "чтобы проверить здесь: sudo systemctl stop svoyak; svoyak doctor; sudo systemctl start svoyak",
-    "to check it here: sudo systemctl stop svoyak; svoyak doctor; sudo systemctl start svoyak",
-)
+STOP_SERVICE = Words.of("doctor.service.check_it_here_sudo")
 
 
 # -- the service's real-time priority ---------------------------------------------------
@@ -135,28 +132,17 @@ def check_realtime(setup: Setup, host: Host) -> Verdict:
     if service is None:
         return skipped(
             "realtime",
-            Words(
-                "здесь нет systemd (systemctl не отвечает): приоритет задаёт только служба",
-                "no systemd here (systemctl does not answer): only the service sets the priority",
-            ),
+            Words.of("doctor.service.no_systemd_here_systemctl"),
         )
     if not service.installed:
         return skipped(
             "realtime",
-            Words(
-                "служба svoyak не установлена (docs/raspberry-pi.md, «Installing»)",
-                "the svoyak service is not installed (docs/raspberry-pi.md, Installing)",
-            ),
+            Words.of("doctor.service.svoyak_service_not_installed"),
         )
     if service.pid is None:
         return skipped(
             "realtime",
-            Words(
-                "служба svoyak не запущена: приоритет её потоков проверяется на работающей "
-                "(sudo systemctl start svoyak, потом svoyak doctor)",
-                "the svoyak service is not running: its threads' priority is checked on a "
-                "running one (sudo systemctl start svoyak, then svoyak doctor)",
-            ),
+            Words.of("doctor.service.svoyak_service_not_running"),
         )
     pid = service.pid
     try:
@@ -165,11 +151,8 @@ def check_realtime(setup: Setup, host: Host) -> Verdict:
         return Verdict(
             "realtime",
             WARN,
-            Words(
-                f"потоки службы (pid {pid}) не прочитаны: {exc}",
-                f"the service's threads (pid {pid}) could not be read: {exc}",
-            ),
-            Words("запустите svoyak doctor снова", "run svoyak doctor again"),
+            Words.of("doctor.service.service_s_threads_pid", pid=pid, exc=exc),
+            Words.of("doctor.service.run_svoyak_doctor_again"),
             {"pid": pid},
         )
     wrong = [t for t in threads if (t.policy, t.priority) != (RT_POLICY, RT_PRIORITY)]
@@ -186,9 +169,11 @@ def check_realtime(setup: Setup, host: Host) -> Verdict:
         return Verdict(
             "realtime",
             PASS,
-            Words(
-                f"все {len(threads)} потоков службы (pid {pid}) — RR {RT_PRIORITY}",
-                f"all {len(threads)} threads of the service (pid {pid}) at RR {RT_PRIORITY}",
+            Words.of(
+                "doctor.service.all_threads_service_pid",
+                threads=len(threads),
+                pid=pid,
+                r_t__p_r_i_o_r_i_t_y=RT_PRIORITY,
             ),
             None,
             data,
@@ -197,21 +182,14 @@ def check_realtime(setup: Setup, host: Host) -> Verdict:
     return Verdict(
         "realtime",
         FAIL,
-        Words(
-            f"{len(wrong)} из {len(threads)} потоков службы (pid {pid}) не RR {RT_PRIORITY}: "
-            f"{listed}",
-            f"{len(wrong)} of {len(threads)} threads of the service (pid {pid}) are not at RR "
-            f"{RT_PRIORITY}: {listed}",
+        Words.of(
+            "doctor.service.threads_service_pid_not",
+            wrong=len(wrong),
+            threads=len(threads),
+            pid=pid,
+            r_t__p_r_i_o_r_i_t_y=RT_PRIORITY,
+            listed=listed,
         ),
-        Words(
-            "установленный юнит не из этой версии: нужны CPUSchedulingPolicy=rr, "
-            "CPUSchedulingPriority=10, CPUSchedulingResetOnFork=no — sudo cp "
-            "/opt/svoyak/deploy/svoyak.service /etc/systemd/system/ && sudo systemctl "
-            "daemon-reload && sudo systemctl restart svoyak",
-            "the installed unit is not this release's: it needs CPUSchedulingPolicy=rr, "
-            "CPUSchedulingPriority=10, CPUSchedulingResetOnFork=no — sudo cp "
-            "/opt/svoyak/deploy/svoyak.service /etc/systemd/system/ && sudo systemctl "
-            "daemon-reload && sudo systemctl restart svoyak",
-        ),
+        Words.of("doctor.service.installed_unit_not_release"),
         data,
     )
