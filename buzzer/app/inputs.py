@@ -173,8 +173,7 @@ def firmware_refusal(url: str, hello: Any) -> PicoUnavailable | None:
     if hello.unsupported_chip:
         return PicoUnavailable(
             url,
-            "это Pico 2 (RP2350): прошивка svoyak работает только на Raspberry Pi Pico "
-            "(RP2040)",
+            "это Pico 2 (RP2350): прошивка svoyak работает только на Raspberry Pi Pico (RP2040)",
             why,
             "Подключите Raspberry Pi Pico (RP2040)",
             "Connect a Raspberry Pi Pico (RP2040)",
