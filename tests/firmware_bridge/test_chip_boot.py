@@ -106,7 +106,10 @@ def test_bootsel_held_while_the_firmware_runs_opens_the_repl_and_stops_the_watch
     """BOOTSEL held at power-up starts the boot ROM's USB drive, never main.py
     (RP2040 datasheet 2.8), so the way to the REPL is BOOTSEL held while the
     firmware runs: it stops, Ctrl-C works again, and the watchdog (300 ms
-    here) no longer resets the chip under the technician's REPL."""
+    here) no longer resets the chip under the technician's REPL. The REPL is
+    watched for 400 ms of the chip's time from the prompt: the loop's last
+    feed came before the prompt, so a watchdog still armed would have reset
+    the chip within it (one period and a margin; more prove nothing new)."""
     from tests.firmware_bridge.test_chip_night import _with_faults
 
     files = _with_faults([], WATCHDOG_MS=300, BOOTSEL_HOLD_MS=200)
@@ -119,7 +122,7 @@ def test_bootsel_held_while_the_firmware_runs_opens_the_repl_and_stops_the_watch
         chip.bootsel(False)
         chip.write(b"\r\n")
         chip.read_until(b">>> ", timeout=60.0)
-        until = chip.now_ns() + 1_000_000_000
+        until = chip.now_ns() + 400_000_000
         while chip.now_ns() < until:
             chip.read(timeout=0.2)
         assert chip.resets == [], "the watchdog reset the REPL"
