@@ -38,6 +38,7 @@ from buzzer.runtime.host_commands import HostCommands, Outcome
 from buzzer.runtime.refusals import Message
 from buzzer.runtime.runtime import Runtime
 from buzzer.runtime.sources import EdgeSource, LinkSource
+from buzzer.words import tr
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +130,11 @@ def attach_gpio(
     return Attached(runtime, source, (bank, lamps), sink, pinmap=pinmap)
 
 
+def _both(key: str, /, **fields: object) -> tuple[str, str]:
+    """A catalogue text in Russian and in English: the start-up refusals say both."""
+    return tr(key, "ru", **fields), tr(key, "en", **fields)
+
+
 class PicoUnavailable(SvoyakError):
     """The Pico named on the command line does not answer: the game must not start.
 
@@ -146,19 +152,10 @@ class PicoUnavailable(SvoyakError):
         advice_en: str | None = None,
     ) -> None:
         self.url = url
-        advice_ru = advice_ru or (
-            "Проверьте USB-кабель и прошивку svoyak на Pico (ls -l /dev/serial/by-id/), что "
-            "пользователь в группе dialout и порт не занят другой программой; без Pico "
-            "запускайте без --serial и $SVOYAK_SERIAL"
-        )
-        advice_en = advice_en or (
-            "Check the USB cable and the svoyak firmware on the Pico (ls -l /dev/serial/by-id/), "
-            "that "
-            "the user is in the dialout group and no other program holds the port; to play "
-            "without it, drop --serial and $SVOYAK_SERIAL"
-        )
-        ru = f"Pico на {url}: {reason_ru}. {advice_ru}"
-        en = f"the Pico on {url}: {reason_en}. {advice_en}"
+        advice_ru = advice_ru or tr("run.pico.advice", "ru")
+        advice_en = advice_en or tr("run.pico.advice", "en")
+        ru = tr("run.pico.unavailable", "ru", url=url, reason=reason_ru, advice=advice_ru)
+        en = tr("run.pico.unavailable", "en", url=url, reason=reason_en, advice=advice_en)
         super().__init__(f"{ru}\n{en}")
 
 
@@ -171,20 +168,15 @@ def firmware_refusal(url: str, hello: Any) -> PicoUnavailable | None:
     if why is None:
         return None
     if hello.unsupported_chip:
+        # The English reason is the bridge's own (hello_refusal), said the same everywhere.
         return PicoUnavailable(
-            url,
-            "это Pico 2 (RP2350): прошивка svoyak работает только на Raspberry Pi Pico (RP2040)",
-            why,
-            "Подключите Raspberry Pi Pico (RP2040)",
-            "Connect a Raspberry Pi Pico (RP2040)",
+            url, tr("run.pico.pico2", "ru"), why, *_both("run.pico.connect_pico")
         )
     return PicoUnavailable(
         url,
-        "на Pico другая прошивка, не та, что в этой версии svoyak "
-        f"(её отпечаток {hello.firmware_id.hex()})",
+        tr("run.pico.other_firmware", "ru", firmware_id=hello.firmware_id.hex()),
         why,
-        "Выполните `svoyak pico install`",
-        "Run `svoyak pico install`",
+        *_both("run.pico.install"),
     )
 
 
@@ -192,17 +184,13 @@ def too_few_buttons(url: str, buttons: int, players: int) -> PicoUnavailable:
     """The Pico answered but has fewer buttons than the game has players: the
     players beyond them could never press, so the game must not start."""
     first = buttons + 1
-    ru = f"игрок {first} не сможет" if first == players else f"игроки {first}–{players} не смогут"
-    en = f"player {first}" if first == players else f"players {first}–{players}"
+    who = "run.pico.player_left_out" if first == players else "run.pico.players_left_out"
+    ru, en = _both(who, first=first, players=players)
     return PicoUnavailable(
         url,
-        f"у Pico {buttons} кнопок, а в игре {players} игроков: {ru} нажимать",
-        f"the Pico has {buttons} buttons but the game has {players} players: {en} "
-        "could never press",
-        "Подключите кнопку для каждого игрока (её вход — в BUTTON_PINS прошивки) "
-        f"или начните игру не больше чем с {buttons} игроками",
-        "Wire a button for every player (its input in the firmware's BUTTON_PINS) or "
-        f"start the game with at most {buttons} players",
+        tr("run.pico.too_few_buttons", "ru", buttons=buttons, players=players, who=ru),
+        tr("run.pico.too_few_buttons", "en", buttons=buttons, players=players, who=en),
+        *_both("run.pico.wire_buttons", buttons=buttons),
     )
 
 
@@ -283,33 +271,17 @@ def _reason(errors: _OpenErrors, timeout_s: float, link: Any = None) -> tuple[st
 
     exc = errors.last
     if not errors.opened and exc is not None and port_held_elsewhere(exc):
-        return (
-            "порт занят другой программой (чаще всего работающей службой svoyak)",
-            "another program holds the port (most often the running svoyak service)",
-            "Остановите её (sudo systemctl stop svoyak), выполните команду, потом "
-            "запустите снова (sudo systemctl start svoyak)",
-            "Stop it first (sudo systemctl stop svoyak), run this, then start it again "
-            "(sudo systemctl start svoyak)",
-        )
+        return (*_both("run.pico.port_held"), *_both("run.pico.stop_service"))
     if not errors.opened and exc is not None:
         errno = getattr(exc, "errno", None)
         why = os.strerror(errno) if isinstance(errno, int) else str(exc)
-        return f"порт не открывается ({why})", f"cannot open the port ({why})"
+        return _both("run.pico.cannot_open", why=why)
     stats = link.stats() if link is not None else None
     if stats is not None and stats.bad_versions >= 3 and stats.frames == 0:
         # Frames that are whole but of another protocol: the Pico runs another
         # release of the firmware. Said as such, not as "no Pico".
-        return (
-            "Pico отвечает, но его прошивка другой версии протокола (нужна "
-            f"{PROTOCOL_VERSION}): поставьте прошивку этой версии svoyak (svoyak pico install)",
-            "the Pico answers, but its firmware speaks another protocol version (this host "
-            f"needs {PROTOCOL_VERSION}): put this svoyak's firmware on it (svoyak pico install)",
-        )
-    return (
-        f"порт открылся, но Pico не ответил за {timeout_s:g} с (та ли прошивка, тот ли порт?)",
-        f"the port opened but no Pico answered within {timeout_s:g} s "
-        "(the svoyak firmware? the right port?)",
-    )
+        return _both("run.pico.other_protocol", version=PROTOCOL_VERSION)
+    return _both("run.pico.no_answer", seconds=f"{timeout_s:g}")
 
 
 def attach_bridge(

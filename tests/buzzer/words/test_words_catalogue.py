@@ -106,6 +106,11 @@ USES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             r"\btr\(\s*\"doctor\.([^\"]+)\"",
         ),
     ),
+    "run": (
+        ("buzzer/app/inputs.py",),
+        # Every "run.…" literal is a key, however it reaches tr (_both, a conditional).
+        (r"\"run\.([a-z0-9_.]+)\"",),
+    ),
     "tournament": (
         ("buzzer/tournament/*.py", "buzzer/tournament/templates/*.html"),
         (r"\blabels\.(?!get\b)([a-z_]+)", r"\blabels\[\s*\"([^\"]+)\"\s*\]"),
@@ -157,6 +162,7 @@ def test_the_scan_would_see_a_missing_key() -> None:
     assert re.findall(USES["summary"][1][1], 'self.say("nonesuch", a=1)') == ["nonesuch"]
     assert re.findall(USES["panel"][1][0], 'el("b", {}, t("nonesuch", {n}))') == ["nonesuch"]
     assert re.findall(USES["doctor"][1][0], 'Words.of("doctor.x.y", n=1)') == ["x.y"]
+    assert re.findall(USES["run"][1][0], 'k = "run.a_b" if one else "run.c"') == ["a_b", "c"]
     assert re.findall(USES["panel"][1][1], 't(on ? "a.b" : "c")') == [("a.b", "c")]
     assert re.findall(USES["panel"][1][2], '<h1 data-i18n="nonesuch">') == ["nonesuch"]
     assert re.findall(USES["panel"][1][3], 'n.dataset.i18n = up ? "a" : "b";') == [("a", "b")]
