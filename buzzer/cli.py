@@ -95,6 +95,7 @@ def _cmd_journal_export(args: argparse.Namespace) -> int:
 def _cmd_journal_verify(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from buzzer.app.both import lines
     from buzzer.journal.seal import short
     from buzzer.journal.store import JournalStoreError
     from buzzer.journal.verify import verify_file
@@ -107,26 +108,20 @@ def _cmd_journal_verify(args: argparse.Namespace) -> int:
         return 2
     where = shown(str(path))
     if not found.sealed:
-        print(
-            f"{where}: журнал записан до печати: его строки не связаны, "
-            "проверить нечем\n"
-            f"{where}: this journal was written before the seal: its lines carry no links, "
-            "there is nothing to check it against",
-        )
+        print(lines("journal.verify.unsealed", where=where))
         return 3
     if found.seal is None:
         line = found.first_bad
-        print(
-            f"{where}: ПЕЧАТЬ НАРУШЕНА: строка {line} не совпадает со своей связкой — она или "
-            "строка до неё изменена, удалена или вставлена после записи\n"
-            f"{where}: SEAL BROKEN: line {line} does not match its link — it, or a line "
-            "before it, was changed, removed or inserted after it was written",
-        )
+        print(lines("journal.verify.broken", where=where, line=line))
         return 1
     print(
-        f"{where}: печать цела, строк: {found.lines}, печать {short(found.seal)} "
-        f"({found.seal})\n"
-        f"{where}: seal intact, {found.lines} lines, seal {short(found.seal)} ({found.seal})",
+        lines(
+            "journal.verify.intact",
+            where=where,
+            lines=found.lines,
+            short=short(found.seal),
+            seal=found.seal,
+        )
     )
     return 0
 
@@ -135,6 +130,7 @@ def _cmd_journal_repair(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from buzzer.journal.repair import RepairError, repair
+    from buzzer.words import tr
 
     path = Path(args.database)
     try:
@@ -142,19 +138,18 @@ def _cmd_journal_repair(args: argparse.Namespace) -> int:
     except RepairError as exc:
         print(f"svoyak journal repair: {shown(exc)}", file=sys.stderr)
         return 2
-    if done.removed:
-        what_ru = f"удалено строк: {done.removed}"
-        what_en = f"{done.removed} line(s) removed"
-    else:
-        what_ru = f"строка {args.skip_line} заменена пустой (её текст — в поле skipped)"
-        what_en = f"line {args.skip_line} replaced by an empty tick (its text kept in 'skipped')"
-    print(
-        f"svoyak journal repair: {path}: {what_ru}; строк в журнале: {done.lines}; "
-        f"копия до починки: {done.backup}\n"
-        f"svoyak journal repair: {path}: {what_en}; the journal has {done.lines} lines; "
-        f"the copy from before: {done.backup}",
-        file=sys.stderr,
-    )
+
+    def said(lang: str) -> str:
+        if done.removed:
+            what = tr("journal.repair.removed", lang, removed=done.removed)
+        else:
+            what = tr("journal.repair.skipped", lang, line=args.skip_line)
+        return tr(
+            "journal.repair.done", lang, path=path, what=what, lines=done.lines, backup=done.backup
+        )
+
+    # Both languages, a Russian line then an English one, as the other journal verdicts.
+    print(f"{said('ru')}\n{said('en')}", file=sys.stderr)
     return 0
 
 

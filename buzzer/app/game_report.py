@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from buzzer.app.both import slashed
 from buzzer.journal.seal import short
 from buzzer.report.html import render_report
 from buzzer.report.model import build_report
@@ -109,7 +110,7 @@ class ReportWriter:
             return
         self._done_version = version
         self.written += 1
-        print(f"svoyak run: отчёт об игре / the game's report: {self.target}", flush=True)
+        print(f"svoyak run: {slashed('run.report')}: {self.target}", flush=True)
 
     def close(self) -> None:
         """Stop the thread, writing a last report if one is due."""

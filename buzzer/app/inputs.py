@@ -31,6 +31,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, Protocol
 
+from buzzer.app.both import pair
 from buzzer.arbiter.commands import Sender
 from buzzer.arbiter.events import HostInput, Press, Release
 from buzzer.errors import SvoyakError
@@ -130,11 +131,6 @@ def attach_gpio(
     return Attached(runtime, source, (bank, lamps), sink, pinmap=pinmap)
 
 
-def _both(key: str, /, **fields: object) -> tuple[str, str]:
-    """A catalogue text in Russian and in English: the start-up refusals say both."""
-    return tr(key, "ru", **fields), tr(key, "en", **fields)
-
-
 class PicoUnavailable(SvoyakError):
     """The Pico named on the command line does not answer: the game must not start.
 
@@ -169,14 +165,12 @@ def firmware_refusal(url: str, hello: Any) -> PicoUnavailable | None:
         return None
     if hello.unsupported_chip:
         # The English reason is the bridge's own (hello_refusal), said the same everywhere.
-        return PicoUnavailable(
-            url, tr("run.pico.pico2", "ru"), why, *_both("run.pico.connect_pico")
-        )
+        return PicoUnavailable(url, tr("run.pico.pico2", "ru"), why, *pair("run.pico.connect_pico"))
     return PicoUnavailable(
         url,
         tr("run.pico.other_firmware", "ru", firmware_id=hello.firmware_id.hex()),
         why,
-        *_both("run.pico.install"),
+        *pair("run.pico.install"),
     )
 
 
@@ -185,12 +179,12 @@ def too_few_buttons(url: str, buttons: int, players: int) -> PicoUnavailable:
     players beyond them could never press, so the game must not start."""
     first = buttons + 1
     who = "run.pico.player_left_out" if first == players else "run.pico.players_left_out"
-    ru, en = _both(who, first=first, players=players)
+    ru, en = pair(who, first=first, players=players)
     return PicoUnavailable(
         url,
         tr("run.pico.too_few_buttons", "ru", buttons=buttons, players=players, who=ru),
         tr("run.pico.too_few_buttons", "en", buttons=buttons, players=players, who=en),
-        *_both("run.pico.wire_buttons", buttons=buttons),
+        *pair("run.pico.wire_buttons", buttons=buttons),
     )
 
 
@@ -271,17 +265,17 @@ def _reason(errors: _OpenErrors, timeout_s: float, link: Any = None) -> tuple[st
 
     exc = errors.last
     if not errors.opened and exc is not None and port_held_elsewhere(exc):
-        return (*_both("run.pico.port_held"), *_both("run.pico.stop_service"))
+        return (*pair("run.pico.port_held"), *pair("run.pico.stop_service"))
     if not errors.opened and exc is not None:
         errno = getattr(exc, "errno", None)
         why = os.strerror(errno) if isinstance(errno, int) else str(exc)
-        return _both("run.pico.cannot_open", why=why)
+        return pair("run.pico.cannot_open", why=why)
     stats = link.stats() if link is not None else None
     if stats is not None and stats.bad_versions >= 3 and stats.frames == 0:
         # Frames that are whole but of another protocol: the Pico runs another
         # release of the firmware. Said as such, not as "no Pico".
-        return _both("run.pico.other_protocol", version=PROTOCOL_VERSION)
-    return _both("run.pico.no_answer", seconds=f"{timeout_s:g}")
+        return pair("run.pico.other_protocol", version=PROTOCOL_VERSION)
+    return pair("run.pico.no_answer", seconds=f"{timeout_s:g}")
 
 
 def attach_bridge(

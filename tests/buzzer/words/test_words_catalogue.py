@@ -107,10 +107,11 @@ USES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
     ),
     "run": (
-        ("buzzer/app/inputs.py",),
+        ("buzzer/app/inputs.py", "buzzer/app/game_report.py", "buzzer/app/run_command.py"),
         # Every "run.…" literal is a key, however it reaches tr (_both, a conditional).
         (r"\"run\.([a-z0-9_.]+)\"",),
     ),
+    "journal": (("buzzer/cli.py",), (r"\"journal\.([a-z0-9_.]+)\"",)),
     "tournament": (
         ("buzzer/tournament/*.py", "buzzer/tournament/templates/*.html"),
         (r"\blabels\.(?!get\b)([a-z_]+)", r"\blabels\[\s*\"([^\"]+)\"\s*\]"),
@@ -125,6 +126,11 @@ USES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
     ),
 }
+
+
+#: A namespace with fewer words than the usual floor: all it has (a scan that
+#: found fewer would be one whose pattern no longer matches the code).
+FEWEST = {"journal": 6}
 
 
 def used(namespace: str) -> dict[str, set[str]]:
@@ -144,7 +150,9 @@ def used(namespace: str) -> dict[str, set[str]]:
 def test_every_key_the_code_uses_is_in_the_catalogue(namespace: str) -> None:
     keys = set(words.table(namespace, words.DEFAULT_LANGUAGE))
     uses = used(namespace)
-    assert len(uses) >= 10, f"the scan for {namespace} found only {sorted(uses)}"
+    assert len(uses) >= FEWEST.get(namespace, 10), (
+        f"the scan for {namespace} found only {sorted(uses)}"
+    )
     # A key ending in a dot is the fixed part of one made at run time
     # (t("stage." + stage)): some key must start with it.
     missing = {
