@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from buzzer.app import both
 from buzzer.terminal import shown
 from rules.packages.demo import BUILTIN_DEMO
 
@@ -149,19 +150,13 @@ def _cmd_pin(args: argparse.Namespace) -> int:
     except FileNotFoundError as exc:
         where = exc.filename or hostpin.panel_file()
         detail = str(where) if exc.filename else str(exc)
-        print(
-            f"svoyak pin: игра не запущена этим пользователем ({detail}); для службы: "
-            "sudo -u svoyak -H svoyak pin или journalctl -u svoyak -g PIN\n"
-            f"svoyak pin: no game is running as this user ({detail}); for the service: "
-            "sudo -u svoyak -H svoyak pin, or journalctl -u svoyak -g PIN",
-            file=sys.stderr,
-        )
+        print(both.lines("run.pin.no_game", detail=detail), file=sys.stderr)
         return 2
     except (OSError, ValueError) as exc:
         print(f"svoyak pin: {exc}", file=sys.stderr)
         return 2
     for url in data.get("urls") or ():
-        print(f"  панель ведущего / host panel:  {url}")
+        print(f"  {both.slashed('run.host_panel')}:  {url}")
     print(f"PIN: {data['pin']}")
     return 0
 
@@ -352,40 +347,30 @@ def _serve(
     runtime.start()
 
     urls = [f"http://{host}:{port}/" for host in hosts]
-    print("svoyak run: игра началась / the game is on", flush=True)
+    print(f"svoyak run: {both.slashed('run.started')}", flush=True)
     # The package's name, the players, the paths: control characters as visible escapes.
     for line in _banner(args, controller, header or _header(args, players), texts, gpio, bridge):
         print(f"  {shown(line)}")
     if resumed:
-        print(f"  журнал продолжен / journal resumed: {shown(args.journal)}")
+        print(f"  {both.slashed('run.journal_resumed')}: {shown(args.journal)}")
     elif args.journal:
-        print(f"  журнал / journal: {shown(args.journal)}")
+        print(f"  {both.slashed('run.journal')}: {shown(args.journal)}")
     else:
-        print("  без журнала (--journal PATH, чтобы записывать) / not journaled")
+        print(f"  {both.slashed('run.not_journaled')}")
     if hosts == ["127.0.0.1"] and not is_loopback(args.host):
-        print(
-            "  внимание: нет сети, планшет не подключится — проверьте Wi-Fi или кабель / "
-            "warning: no network, a tablet cannot connect: check the Wi-Fi or the cable"
-        )
+        print(f"  {both.slashed('run.no_network')}")
     if fds is not None and fds < LOW_FDS:
-        print(
-            f"  внимание: процессу доступно лишь {fds} файловых дескрипторов — зависшие "
-            "соединения могут их исчерпать; LimitNOFILE=65536 в службе или ulimit -n / "
-            f"warning: only {fds} file descriptors (ulimit -n): set LimitNOFILE=65536"
-        )
+        print(f"  {both.slashed('run.few_fds', fds=fds)}")
     for url in urls:
-        print(f"  панель ведущего / host panel:  {url}")
-        print(f"  табло для зрителей / viewer:   {url}view")
+        print(f"  {both.slashed('run.host_panel')}:  {url}")
+        print(f"  {both.slashed('run.viewer')}:   {url}view")
     try:
         hostpin.publish(pin, urls)
         cleanup.callback(hostpin.withdraw)
         where = "svoyak pin"
     except OSError as exc:
-        where = f"svoyak pin недоступен / unavailable: {exc}"
-    print(
-        "  PIN ведущего — только здесь, на табло его нет; ещё раз покажет "
-        f"«{where}» / the host's PIN: here only, never on the board ({where})"
-    )
+        where = f"svoyak pin {both.slashed('run.pin.unavailable')}: {exc}"
+    print(f"  {both.slashed('run.pin.here_only', where=where)}")
     print(f"  PIN: {pin}", flush=True)
     if advertiser is not None:
         # The name is told once claimed (its probes take two to three seconds): the
@@ -426,36 +411,20 @@ def _unreplayable(path: Path, exc: Any) -> int:
     """The resume met a line it cannot replay: say which, and how to go on; never loop."""
     import shlex
 
+    from buzzer.words import tr
+
     line, why = exc.line, exc.message
     where = shlex.quote(str(path))
-    if line <= 1:
-        ru_way = (
-            "верните то, что называет заголовок (файл пакета вопросов), или начните новую "
-            "игру (другой --journal)"
+    way = "run.resume.restore_header" if line <= 1 else "run.resume.repair"
+    for lang in ("ru", "en"):
+        text = tr(
+            "run.resume.unreplayable",
+            lang,
+            path=path,
+            line=line,
+            why=why,
+            way=tr(way, lang, line=line, where=where),
         )
-        en_way = (
-            "restore what the header names (the question package's file), or start a new "
-            "game (another --journal)"
-        )
-    else:
-        ru_way = (
-            f"`svoyak journal repair --skip-line {line} {where}` (строка {line} становится "
-            f"пустой, её текст остаётся в журнале) или `svoyak journal repair --truncate-at "
-            f"{line} {where}` (строки с {line}-й удаляются); обе команды сначала сохраняют "
-            "копию журнала рядом с ним. Или начните новую игру (другой --journal)"
-        )
-        en_way = (
-            f"`svoyak journal repair --skip-line {line} {where}` (line {line} becomes an empty "
-            f"tick, its text kept in the journal) or `svoyak journal repair --truncate-at "
-            f"{line} {where}` (lines {line} on are removed); both first save a copy of the "
-            "journal beside it. Or start a new game (another --journal)"
-        )
-    for text in (
-        f"журнал {path} не воспроизводится со строки {line}: {why}; игра не продолжена. "
-        f"Чтобы продолжить: {ru_way}",
-        f"the journal {path} does not replay from line {line}: {why}; the game was not "
-        f"resumed. To go on: {en_way}",
-    ):
         print(f"svoyak run: {shown(text)}", file=sys.stderr)
     return EXIT_UNREPLAYABLE
 
@@ -496,43 +465,40 @@ def _banner(
     loaded = texts.package
     if package == BUILTIN_DEMO:
         name = f"«{loaded.name}» " if loaded is not None else ""
-        what = f"{name}(встроенный демо-пакет / the built-in demo package, svoyak:demo)"
+        what = f"{name}({both.slashed('run.banner.demo_package')}, svoyak:demo)"
     elif isinstance(package, str):
         if loaded is not None:
             what = f"«{loaded.name}» — {package}"
         else:
-            what = f"{package} (тексты вопросов не прочитаны / question texts unreadable)"
+            what = f"{package} ({both.slashed('run.banner.texts_unreadable')})"
     else:
-        what = (
-            "демо-доска без текстов вопросов (--package ФАЙЛ.siq) / "
-            "a demo board, no question texts (--package FILE.siq)"
-        )
+        what = both.slashed("run.banner.demo_board")
     players = ", ".join(setup.players)
     lines = [
-        f"пакет / package: {what}",
-        f"правила / rules: {setup.rules.id} — {setup.rules.title}",
+        f"{both.slashed('run.banner.package')}: {what}",
+        f"{both.slashed('run.banner.rules')}: {setup.rules.id} — {setup.rules.title}",
     ]
     if loaded is not None and loaded.final is None and setup.rules.final is not None:
         # The rules play a final; without the package's, its themes are numbers and
         # its question is the host's own: said before the game, not found at its end.
-        lines.append(
-            "  внимание: в пакете нет финала — финал сыграется с темами «Тема 1…» и без "
-            "текста вопроса (вопрос читает ведущий) / warning: the package has no final: "
-            "the final is played with numbered themes and no question text (the host reads one)"
-        )
-    lines += [f"игроки / players: {players}", "кнопки / buttons:"]
+        lines.append(f"  {both.slashed('run.banner.no_final')}")
+    lines += [
+        f"{both.slashed('run.banner.players')}: {players}",
+        f"{both.slashed('run.banner.buttons')}:",
+    ]
     if not args.headless:
         keys = min(len(setup.players), 9)
         keys_ru = "1" if keys == 1 else f"1–{keys}"
         lines.append(
-            f"  клавиатура табло / the board's keyboard: {keys_ru} — игроки / players; "
-            "Enter, пробел / Space, Y/N — ведущий / the host"
+            f"  {both.slashed('run.banner.keyboard')}: {keys_ru} — "
+            f"{both.slashed('run.banner.players')}; Enter, {both.slashed('run.banner.space')}, "
+            f"Y/N — {both.slashed('run.banner.host')}"
         )
     if gpio is not None:
         pinmap = gpio.pinmap
         lines.append(
-            f"  GPIO: {pinmap.source} — кнопок игроков / players' buttons: "
-            f"{len(pinmap.players)}, ламп / lamps: "
+            f"  GPIO: {pinmap.source} — {both.slashed('run.banner.players_buttons')}: "
+            f"{len(pinmap.players)}, {both.slashed('run.banner.lamps')}: "
             f"{len(pinmap.podium_lamps) + (pinmap.signal_lamp is not None)}"
         )
     if bridge is not None:
@@ -541,13 +507,13 @@ def _banner(
         if device is not None:
             board = device.board_id.rstrip(b"\0").decode("ascii", "replace")
             firmware = ".".join(str(v) for v in device.firmware)
-            about = f" ({board}, прошивка / firmware {firmware}, кнопок / buttons: "
-            about += f"{device.buttons})"
+            about = (
+                f" ({board}, {both.slashed('run.banner.firmware')} {firmware}, "
+                f"{both.slashed('run.banner.button_count')}: {device.buttons})"
+            )
         lines.append(f"  Pico: {args.serial}{about}")
     if gpio is None and bridge is None:
-        lines.append(
-            "  имитация нажатий с панели ведущего / simulated presses from the host's panel"
-        )
+        lines.append(f"  {both.slashed('run.banner.simulated')}")
     return lines
 
 
@@ -737,11 +703,10 @@ class MdnsAnnouncer:
                     return
                 with contextlib.suppress(OSError):  # the start said already if it cannot
                     hostpin.publish(self.pin, [*self.urls, advertiser.url])
-                print(f"  панель ведущего / host panel:  {advertiser.url}  (mDNS)", flush=True)
+                print(f"  {both.slashed('run.host_panel')}:  {advertiser.url}  (mDNS)", flush=True)
             return
-        why = advertiser.error or "нет ответа за 6 с / no answer within 6 s"
-        print(
-            f"  mDNS: имя svoyak.local не объявлено ({why}): пользуйтесь адресом выше / "
-            "svoyak.local not advertised: use the address above",
-            flush=True,
-        )
+        why = advertiser.error or both.slashed("run.mdns.no_answer")
+        # The reason is said once, in the Russian half (it is itself in both languages).
+        ru, en = both.pair("run.mdns.not_advertised")
+        ru_use, en_use = both.pair("run.mdns.use_address")
+        print(f"  mDNS: {ru} ({why}): {ru_use} / {en}: {en_use}", flush=True)
