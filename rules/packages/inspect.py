@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import datetime
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from buzzer.words import LANGUAGES as WORD_LANGUAGES
+from buzzer.words import table
 from rules.board import board_order
 from rules.packages.demo import BUILTIN_DEMO
 from rules.packages.model import (
@@ -58,81 +61,8 @@ KIND_NAMES: Final = {
     QuestionKind.SPONSOR: "sponsor",
 }
 
-_LABELS: Final[dict[str, dict[str, str]]] = {
-    "ru": {
-        "package": "Пакет",
-        "rounds": "раундов",
-        "warnings": "Предупреждения",
-        "round": "Раунд",
-        "final": "Финал",
-        "themes": "тем",
-        "prices": "цены",
-        "theme": "Тема",
-        "normal": "обычный",
-        "auction": "аукцион",
-        "cat": "кот в мешке",
-        "sponsor": "от спонсора",
-        "other": "особый",
-        "no_answer": "(нет ответа)",
-        "also": "ещё",
-        "cat_theme": "тема кота",
-        "cat_price": "цена",
-        "round_extremes": "мин. или макс. раунда",
-        "either": "или",
-        "step": "шаг",
-        "to_others": "отдать другому",
-        "to_any": "можно оставить себе",
-        "to_self": "играет открывший",
-        "before": "тема и цена объявляются до передачи",
-        "never": "без вопроса: цена в подарок",
-        "stake_min": "мин. ставка",
-        "stake_max": "макс. ставка",
-        "stake_step": "шаг ставки",
-        "answer": "ответ",
-        "image": "картинка",
-        "audio": "звук",
-        "video": "видео",
-        "html": "html",
-        "holes": "пустые клетки",
-    },
-    "en": {
-        "package": "Package",
-        "rounds": "rounds",
-        "warnings": "Warnings",
-        "round": "Round",
-        "final": "Final",
-        "themes": "themes",
-        "prices": "prices",
-        "theme": "Theme",
-        "normal": "normal",
-        "auction": "auction",
-        "cat": "cat in the bag",
-        "sponsor": "sponsor",
-        "other": "other",
-        "no_answer": "(no answer)",
-        "also": "also",
-        "cat_theme": "cat's theme",
-        "cat_price": "value",
-        "round_extremes": "round's min or max",
-        "either": "or",
-        "step": "step",
-        "to_others": "hand to an opponent",
-        "to_any": "may keep it",
-        "to_self": "the opener plays it",
-        "before": "theme and value announced before the hand-over",
-        "never": "no question: the value is a gift",
-        "stake_min": "min bid",
-        "stake_max": "max bid",
-        "stake_step": "bid step",
-        "answer": "answer",
-        "image": "image",
-        "audio": "audio",
-        "video": "video",
-        "html": "html",
-        "holes": "empty cells",
-    },
-}
-LANGUAGES: Final = tuple(_LABELS)
+#: The table's languages: the catalogue's (the words are its ``package`` part).
+LANGUAGES: Final = WORD_LANGUAGES
 
 
 def load_package(name: str | os.PathLike[str]) -> Package:
@@ -380,7 +310,7 @@ def package_table(package: Package, lang: str = "ru") -> str:
     stake limits), because that is what a host must check against the rules
     of the evening before the players sit down.
     """
-    words = _LABELS[lang]
+    words = table("package", lang)
     source = package.source
     fmt = source.format + (f" v{source.version}" if source.version else "")
     lines = [
@@ -395,7 +325,7 @@ def package_table(package: Package, lang: str = "ru") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _round_lines(number: int, game_round: Round, words: dict[str, str]) -> list[str]:
+def _round_lines(number: int, game_round: Round, words: Mapping[str, str]) -> list[str]:
     final = game_round.kind is RoundKind.FINAL
     title = words["final"] if final else f"{words['round']} {number}"
     head = f"{title} «{_one_line(game_round.name)}» — {words['themes']}: {len(game_round.themes)}"
@@ -430,7 +360,7 @@ def _round_lines(number: int, game_round: Round, words: dict[str, str]) -> list[
     return lines
 
 
-def _question_extras(question: Question, words: dict[str, str]) -> list[str]:
+def _question_extras(question: Question, words: Mapping[str, str]) -> list[str]:
     extras: list[str] = []
     if len(question.right) > 1:
         others = " / ".join(_one_line(a) for a in question.right[1:])
@@ -457,7 +387,7 @@ def _question_extras(question: Question, words: dict[str, str]) -> list[str]:
     return extras
 
 
-def _cat_extras(cat: CatParams, words: dict[str, str]) -> list[str]:
+def _cat_extras(cat: CatParams, words: Mapping[str, str]) -> list[str]:
     extras: list[str] = []
     if cat.theme:
         extras.append(f"{words['cat_theme']} «{_one_line(cat.theme)}»")
@@ -476,7 +406,7 @@ def _cat_extras(cat: CatParams, words: dict[str, str]) -> list[str]:
     return extras
 
 
-def _price_choice(price: PriceChoice, words: dict[str, str]) -> str:
+def _price_choice(price: PriceChoice, words: Mapping[str, str]) -> str:
     if price.round_extremes:
         return words["round_extremes"]
     if price.fixed_value is not None:
@@ -486,7 +416,7 @@ def _price_choice(price: PriceChoice, words: dict[str, str]) -> str:
     return f"{price.minimum}..{price.maximum}, {words['step']} {price.step}"
 
 
-def _media_kinds(media: tuple[MediaRef, ...], words: dict[str, str]) -> str:
+def _media_kinds(media: tuple[MediaRef, ...], words: Mapping[str, str]) -> str:
     """The kinds of a question's media, in package order, each once (``image, audio``)."""
     kinds: list[MediaKind] = []
     for ref in media:

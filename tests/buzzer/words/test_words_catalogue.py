@@ -112,6 +112,10 @@ USES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
         (r"\"run\.([a-z0-9_.]+)\"",),
     ),
     "journal": (("buzzer/cli.py",), (r"\"journal\.([a-z0-9_.]+)\"",)),
+    "package": (
+        ("rules/packages/inspect.py",),
+        (r"\bwords\[\s*['\"]([^'\"]+)['\"]\s*\]", r"\(\s*\"(stake_[a-z]+)\","),
+    ),
     "tournament": (
         ("buzzer/tournament/*.py", "buzzer/tournament/templates/*.html"),
         (r"\blabels\.(?!get\b)([a-z_]+)", r"\blabels\[\s*\"([^\"]+)\"\s*\]"),
@@ -188,3 +192,15 @@ def test_every_full_key_written_in_python_is_in_the_catalogue() -> None:
     known = words.keys()
     assert len(found) >= 3, found
     assert not {k: w for k, w in found.items() if k not in known}
+
+
+def test_the_package_tables_words_made_at_run_time_are_in_the_catalogue() -> None:
+    """``svoyak package inspect`` names a question's kind and its media's kinds by
+    their values (``words[question_kind(q)]``, ``words[kind.value]``)."""
+    from rules.packages.inspect import KIND_NAMES, LANGUAGES
+    from rules.packages.model import MediaKind
+
+    assert LANGUAGES == words.LANGUAGES
+    made = {*KIND_NAMES.values(), "other", *(kind.value for kind in MediaKind)}
+    for lang in words.LANGUAGES:
+        assert made <= set(words.table("package", lang)), made - set(words.table("package", lang))
