@@ -47,7 +47,7 @@ def check_gpio(setup: Setup, host: Host, pico: Any) -> list[Verdict]:
             Verdict(
                 "pinmap",
                 FAIL,
-                Words.of("doctor.gpio.pin_map_cannot_used_2") + Words(str(exc), str(exc)),
+                Words.of("doctor.gpio.pin_map_cannot_be_used_because") + Words(str(exc), str(exc)),
                 Words.of("doctor.gpio.fix_file_message_says"),
                 {"path": setup.pins, "from": setup.pins_from},
             )
@@ -71,7 +71,7 @@ def check_gpio(setup: Setup, host: Host, pico: Any) -> list[Verdict]:
             verdicts.append(judge_chip(host.gpiochips(), factory, error, setup.gpiochip))
         if pinmap is None:
             verdicts += _all_skipped(
-                Words.of("doctor.gpio.pin_map_cannot_used"),
+                Words.of("doctor.gpio.pin_map_cannot_be_used_see_above"),
                 only=("buttons", "lamps"),
             )
         elif factory is None:
@@ -108,7 +108,7 @@ def _no_pinmap(setup: Setup, host: Host, pico: Any) -> Verdict:
     if setup.config_unknown:
         return skipped(
             "pinmap",
-            Words.of("doctor.gpio.no_gpio_pin_map_2")
+            Words.of("doctor.gpio.no_gpio_pin_map_where")
             + where
             + Words.of("doctor.gpio.whether_config_names_one"),
         )
@@ -389,7 +389,7 @@ def check_lamps(pinmap: Any, factory: Any, setup: Setup, host: Host) -> Verdict:
             "lamps",
             FAIL,
             Words.of("doctor.gpio.lamps_cannot_opened", exc=exc),
-            Words.of("doctor.gpio.check_pin_map_groups_2"),
+            Words.of("doctor.gpio.check_pin_map_groups"),
         )
     data = {
         "lamps": len(lamps),
