@@ -13,6 +13,11 @@ same namespaces, one per reader:
 * ``refusal`` — what the host is told when the server refuses (a host command,
   the PIN, a request: :mod:`buzzer.runtime.refusals`, :mod:`buzzer.panel.messages`);
 * ``tournament`` — the tournament server's pages (:mod:`buzzer.tournament.pages`).
+* ``doctor``, ``run``, ``journal``, ``package`` — what the console prints to the
+  technician and the host: ``svoyak doctor``'s findings, ``svoyak run``'s and
+  ``svoyak pin``'s lines and start-up refusals, ``journal verify``/``repair``,
+  ``package inspect``'s table (:mod:`buzzer.app.both` prints a Russian line and
+  its English one together where the console shows both).
 
 A key is ``namespace.name`` (``board.round``); the name may itself hold dots
 (``report.col.median``). Fields are written ``{name}`` and filled in by name,
