@@ -442,17 +442,18 @@
       box.append(el("div", { class: "window-box" }, t("window"), " ", countdown(s.closes_at)));
     }
     questionBlock(box);
-    // the signal is at hand wherever the host has scrolled to in a long text
-    const actions = el("div", { class: "actions" });
+    // the signal and «Снять вопрос» (what ends or withdraws the question) are at
+    // hand wherever the host has scrolled to in a long text, whatever the alerts and
+    // the simulated buttons above it take: in the dock
+    const actions = el("div", { class: "actions reading-actions" });
     if (s.phase === "selected") {
       actions.append(button("reading-start", t("reading.start"), { type: "reading_start" }, "go"));
       actions.append(button("reading-end", t("reading.end"), { type: "reading_end" }, "signal"));
     } else if (s.phase === "reading") {
       actions.append(button("reading-end", t("reading.end"), { type: "reading_end" }, "signal"));
     }
-    if (actions.childElementCount) dock.append(actions);
-    box.append(el("div", { class: "actions minor" },
-      button("timeout", t("timeout"), { type: "timeout" }, "secondary")));
+    actions.append(button("timeout", t("timeout"), { type: "timeout" }, "secondary withdraw"));
+    dock.append(actions);
   }
 
   /* The auction as the engine played it, from the host's own commands since the

@@ -11,10 +11,12 @@ page never scrolls sideways.
 What the host taps against the clock must never need a scroll (:data:`STEADY`):
 who answers, the answer's countdown and **Верно** / **Неверно** (a plain
 question, a cat, a sponsor question, an auction, the final's answers, each
-with a question of many lines), the reading's buttons: at the top of the page,
-halfway and at the bottom, they are on the screen, above the bottom bar and
-uncovered. A board of 15 or 20 prices a theme fits with every price readable
-and tappable (:data:`READABLE`). ``SVOYAK_PANEL_SHOTS=dir`` also saves a
+with a question of many lines), the reading's buttons and «Снять вопрос» (the
+simulated buttons and three false-start alerts above the question too): at the
+top of the page, halfway and at the bottom, they are on the screen, above the
+bottom bar and uncovered. A board of 15 or 20 prices a theme fits with every price readable
+and tappable (:data:`READABLE`). The login's PIN pad has three columns of one
+width (:data:`PINPAD`). ``SVOYAK_PANEL_SHOTS=dir`` also saves a
 screenshot of every screen there (``-full``: the whole page), to look at.
 """
 
@@ -174,6 +176,16 @@ def browser() -> Iterator[Any]:
         yield browser
 
 
+def shoot(name: str, size: str, page: Any) -> None:
+    """``SVOYAK_PANEL_SHOTS=dir``: the screen and the whole page saved there."""
+    shots = os.environ.get("SVOYAK_PANEL_SHOTS")
+    if shots:
+        folder = Path(shots)
+        folder.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(folder / f"{name}-{size}.png"))
+        page.screenshot(path=str(folder / f"{name}-{size}-full.png"), full_page=True)
+
+
 class Screens:
     """The same game on a tablet and on a phone: each screen is checked on both."""
 
@@ -182,7 +194,6 @@ class Screens:
             "tablet": host_page(browser, rig, TABLET),
             "phone": host_page(browser, rig, PHONE),
         }
-        self.shots = os.environ.get("SVOYAK_PANEL_SHOTS")
 
     def check(self, name: str, selector: str, least: int) -> None:
         """Wait for ``selector`` on both pages, then check every control there.
@@ -199,11 +210,7 @@ class Screens:
             self.shoot(name, size, page)
 
     def shoot(self, name: str, size: str, page: Any) -> None:
-        if self.shots:
-            folder = Path(self.shots)
-            folder.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(folder / f"{name}-{size}.png"))
-            page.screenshot(path=str(folder / f"{name}-{size}-full.png"), full_page=True)
+        shoot(name, size, page)
 
     def steady(self, name: str, *selectors: str, lines: str | None = None) -> None:
         """The controls named never need a scroll on either page (:data:`STEADY`);
@@ -362,9 +369,7 @@ def test_a_board_of_many_prices_fits_with_every_price_readable(
         screens.close()
 
 
-def test_a_lock_mark_is_read_whole_beside_the_name_on_a_phone(
-    browser: Any, tmp_path: Path
-) -> None:
+def test_a_lock_mark_is_read_whole_beside_the_name_on_a_phone(browser: Any, tmp_path: Path) -> None:
     """On a 390-px phone a player's card is narrow: the name gives way (an
     ellipsis), the «блок» of a false start's lockout is never cut («бл…» was)."""
     with package_rig(tmp_path, board_package(), game_options=STILL) as rig:
@@ -383,3 +388,95 @@ def test_a_lock_mark_is_read_whole_beside_the_name_on_a_phone(
         inside = mark.evaluate(f"e => e.getBoundingClientRect().right <= {card} + 0.5")
         assert whole and inside
         assert page.errors == []
+
+
+def test_the_reading_with_false_starts_and_simulated_buttons_keeps_its_controls_at_hand(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A laptop's trial (the simulated buttons shown) reads a long question and the
+    players press early: a false-start alert for each above the scores. The signal
+    and «Снять вопрос» (the controls that end or withdraw the question) never need
+    a scroll, on a tablet and on a phone; nor does «Снять вопрос» once the buttons
+    open."""
+    with package_rig(tmp_path, board_package(), game_options=STILL) as rig:
+        commands = Commands(rig.client())
+        screens = Screens(browser, rig)
+        for page in screens.pages.values():
+            page.wait_for_selector("#simulate button.sim-press")
+        commands.ok({"type": "select", "theme": 1, "price": 100})
+        screens.check("selected", "#phase[data-phase='selected']", 4)
+        screens.steady("selected", "#reading-start", "#reading-end", "#timeout")
+        commands.ok({"type": "reading_start"})
+        rig.wait_state(lambda s: s["phase"] == "reading", "the reading")
+        for seat in (1, 2, 3):
+            press(rig, commands, seat)  # false starts: an alert each (8 s)
+        alerts = ".alert[data-kind='false_start'][data-seat='3']"
+        screens.check("reading-false-starts", alerts, 4 + 6)
+        screens.steady(
+            "reading-false-starts", "#reading-end", "#timeout", lines="#question-text .text"
+        )
+        for size, page in screens.pages.items():
+            # the alerts were still on the screen: the check above saw them
+            assert page.locator(".alert[data-kind='false_start']").count() == 3, size
+        commands.ok({"type": "reading_end"})
+        screens.check("open-after-false-starts", "#phase[data-phase='open']", 2)
+        screens.steady("open-after-false-starts", "#timeout")
+        screens.close()
+
+
+#: Runs in the page: the PIN pad's twelve keys in three columns of one width. Each
+#: key's box (its digits' and «Стереть» / «Войти» alike): the widths equal within
+#: 1 px, a column's keys at one left and right edge, the columns side by side, every
+#: key a finger wide, its text inside it.
+PINPAD = """
+() => {
+  const problems = [];
+  const keys = [...document.querySelectorAll(".pinpad button")];
+  const rects = keys.map((k) => k.getBoundingClientRect());
+  const label = (i) => keys[i].id || keys[i].dataset.digit;
+  const widths = rects.map((r) => r.width);
+  if (Math.max(...widths) - Math.min(...widths) > 1) {
+    const all = keys.map((k, i) => `${label(i)} ${widths[i].toFixed(1)}`).join(", ");
+    problems.push("uneven widths: " + all);
+  }
+  rects.forEach((r, i) => {
+    const top = rects[i - (i % 3)];
+    const first = rects[i % 3];
+    if (Math.abs(r.top - top.top) > 1) problems.push(`${label(i)}: not in its row`);
+    if (Math.abs(r.left - first.left) > 1 || Math.abs(r.right - first.right) > 1) {
+      problems.push(`${label(i)}: not under ${label(i % 3)}`);
+    }
+    if (i % 3 && r.left < rects[i - 1].right) problems.push(`${label(i)}: over its left neighbour`);
+    if (r.width < 44 || r.height < 44) problems.push(`${label(i)}: ${r.width}×${r.height} px`);
+    if (keys[i].scrollWidth > keys[i].clientWidth + 1) {
+      problems.push(`${label(i)}: its text overflows`);
+    }
+    if (r.left < 0 || r.right > window.innerWidth) problems.push(`${label(i)}: off screen`);
+  });
+  return { keys: keys.length, problems };
+}
+"""
+
+
+@pytest.mark.parametrize("lang", ["ru", "en"])
+def test_the_pin_pad_has_three_equal_columns(browser: Any, tmp_path: Path, lang: str) -> None:
+    """The login's PIN pad on a tablet and on a phone: «Стереть» and «Войти» («Clear»,
+    «Enter») widened their columns (the middle one was narrower); now each key is as
+    wide as any other and the columns line up."""
+    with package_rig(tmp_path, board_package(), game_options=STILL) as rig:
+        for size, viewport in (("tablet", TABLET), ("phone", PHONE)):
+            context = browser.new_context(viewport=viewport)
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda exc, errors=errors: errors.append(str(exc)))
+            page.goto(rig.url + "/")
+            page.wait_for_selector("#login:not([hidden])")
+            if lang == "en":
+                page.click("#lang-btn")
+                page.wait_for_selector("html[lang='en']")
+            shoot(f"login-{lang}", size, page)
+            found = page.evaluate(PINPAD)
+            assert found["keys"] == 12, size
+            assert found["problems"] == [], f"the PIN pad on the {size} ({lang}): {found}"
+            assert errors == []
+            context.close()
