@@ -167,7 +167,7 @@ const Svoyak = (() => {
         el(
           "div",
           { class: classes.join(" "), dataset: { seat: String(seat) } },
-          // the name gives way on a narrow card (a phone): the marks are read whole
+          // on a narrow card (a phone) the marks wrap below the name (panel.css)
           el("div", { class: "name" }, el("span", { class: "who" }, player), marks),
           el("div", { class: "score" }, String(snapshot.scores[String(seat)])),
           margin !== undefined

@@ -371,8 +371,9 @@ def test_a_board_of_many_prices_fits_with_every_price_readable(
 
 
 def test_a_lock_mark_is_read_whole_beside_the_name_on_a_phone(browser: Any, tmp_path: Path) -> None:
-    """On a 390-px phone a player's card is narrow: the name gives way (an
-    ellipsis), the «блок» of a false start's lockout is never cut («бл…» was)."""
+    """On a 390-px phone a player's card is narrow: the «блок» of a false start's
+    lockout is never cut («бл…» was), and neither is a short name («Анна» was cut
+    to «А…» beside it): the marks wrap below the name."""
     with package_rig(tmp_path, board_package(), game_options=STILL) as rig:
         commands = Commands(rig.client())
         commands.ok({"type": "select", "theme": 1, "price": 100})
@@ -388,6 +389,10 @@ def test_a_lock_mark_is_read_whole_beside_the_name_on_a_phone(browser: Any, tmp_
         )
         inside = mark.evaluate(f"e => e.getBoundingClientRect().right <= {card} + 0.5")
         assert whole and inside
+        for seat in (1, 2, 3):  # every name read whole, the locked one's too
+            who = page.query_selector(f".player[data-seat='{seat}'] .who")
+            assert who is not None
+            assert who.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), who.inner_text()
         assert page.errors == []
 
 
