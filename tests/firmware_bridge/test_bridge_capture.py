@@ -4,7 +4,8 @@ reconciled edges at their own tick, and the heartbeat watermark kept below them.
 
 docs/wire-protocol.md, *Edge capture on the Pico* and *The heartbeat is the
 watermark*. The MicroPython side (no allocation on the IRQ path) is in
-tests/firmware_bridge/test_bridge_firmware.py (``ALLOC_CHECK``, ``HEARTBEAT_SCENARIO``).
+tests/firmware_bridge/test_bridge_firmware_micropython.py (``ALLOC_CHECK``) and
+tests/firmware_bridge/test_bridge_firmware_heartbeat.py (``HEARTBEAT_SCENARIO``).
 """
 
 from __future__ import annotations
