@@ -204,3 +204,20 @@ def test_the_package_tables_words_made_at_run_time_are_in_the_catalogue() -> Non
     made = {*KIND_NAMES.values(), "other", *(kind.value for kind in MediaKind)}
     for lang in words.LANGUAGES:
         assert made <= set(words.table("package", lang)), made - set(words.table("package", lang))
+
+
+def test_every_host_command_has_its_label_in_the_command_log() -> None:
+    """The host's command log and undo button name every command the server takes:
+    ``commandLabel`` in host.js words some by a case of its own and the rest by
+    ``cmd.<type>``. A type with neither showed its raw key («↶ Отменить: cmd.pause»)."""
+    from buzzer.arbiter.events import COMMAND_TYPES
+
+    host_js = (REPO / "buzzer" / "panel" / "static" / "host.js").read_text(encoding="utf-8")
+    body = host_js[host_js.index("function commandLabel(") :]
+    body = body[: body.index("\n  }\n")]
+    own_case = set(re.findall(r'case "([a-z_]+)":', body))
+    panel = words.table("panel", "ru")
+    labelled = own_case | {key.removeprefix("cmd.") for key in panel if key.startswith("cmd.")}
+    unlabelled = [kind for kind in COMMAND_TYPES if kind not in labelled]
+    assert own_case, "the scan found no case in commandLabel: the function moved?"
+    assert unlabelled == []
