@@ -213,7 +213,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             # stopped before anything happened leaves no journal that `--resume`
             # would take for the last game night.
             cleanup.callback(_drop_if_unplayed, fresh)
-        return _serve(args, players, pin, cleanup)
+        return _serve(args, players, pin, cleanup, fresh=fresh is not None)
 
 
 def _drop_if_unplayed(path: Path) -> None:
@@ -240,9 +240,16 @@ def _played(path: Path) -> bool | None:
 
 
 def _serve(
-    args: argparse.Namespace, players: tuple[str, ...], pin: str, cleanup: contextlib.ExitStack
+    args: argparse.Namespace,
+    players: tuple[str, ...],
+    pin: str,
+    cleanup: contextlib.ExitStack,
+    *,
+    fresh: bool = False,
 ) -> int:
-    """Build the game, its hardware and its panel, serve until stopped; ``cleanup`` undoes it."""
+    """Build the game, its hardware and its panel, serve until stopped; ``cleanup`` undoes it.
+
+    ``fresh``: the journal is one this run created (removed on the way out if unplayed)."""
     import json
     import socket
 
@@ -319,6 +326,7 @@ def _serve(
         simulate=not _real_buttons(args),
         report=lambda lang: report_page(controller, lang),
     )
+    writer = None
     if store is not None:
         # The report beside the journal once the game is over (and after a later change).
         writer = ReportWriter(controller, report_path(store.path)).start()
@@ -380,16 +388,29 @@ def _serve(
     _stop_on_sigterm(cleanup)
     # connections.panel_config: timeouts and caps on connections, no X-Forwarded-For.
     server = uvicorn.Server(panel_config(app, limits=limits))
+    status = 0
     try:
         if args.headless:
             server.run(sockets=[sock])
         else:
             from buzzer.app.board import run_with_board
 
-            return run_with_board(server, sock, runtime, urls[0], texts)
+            status = run_with_board(server, sock, runtime, urls[0], texts)
     except KeyboardInterrupt:
         pass  # Ctrl-C: uvicorn has already shut down cleanly
-    return 0
+    if status == 0:
+        from buzzer.app.run_end import stopped_lines
+
+        if writer is not None:
+            writer.close()  # the last report first: the stop's lines name it
+        over = controller.snapshot().get("stage") == "over"
+        played = store is None or not fresh or len(store) > 1
+        report = report_path(store.path) if store is not None else None
+        report = report if report is not None and report.is_file() else None
+        journal = Path(args.journal) if store is not None else None
+        for line in stopped_lines(journal, over=over, played=played, report=report):
+            print(line, flush=True)
+    return status
 
 
 #: `svoyak run`'s exit status for a journal that holds a line it cannot replay: the
