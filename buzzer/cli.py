@@ -129,12 +129,28 @@ def _cmd_journal_verify(args: argparse.Namespace) -> int:
 def _cmd_journal_repair(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from buzzer.journal.repair import RepairError, repair
+    from buzzer.app.both import lines
+    from buzzer.journal.repair import HealthyLine, RepairError, repair
+    from buzzer.journal.seal import short
     from buzzer.words import tr
 
     path = Path(args.database)
     try:
-        done = repair(path, skip_line=args.skip_line, truncate_at=args.truncate_at)
+        done = repair(
+            path, skip_line=args.skip_line, truncate_at=args.truncate_at, force=args.force
+        )
+    except HealthyLine as exc:
+        # Both languages: the line, why it is refused, what --force would do to the seal.
+        for lang in ("ru", "en"):
+            key = "journal.repair.change_truncate" if exc.truncate else "journal.repair.change_skip"
+            change = tr(key, lang, line=exc.line)
+            said = tr("journal.repair.healthy", lang, path=path, line=exc.line, change=change)
+            if exc.first_bad is not None:
+                said += "; " + tr("journal.repair.first_bad", lang, line=exc.first_bad)
+            else:
+                said += "; " + tr("journal.repair.replays_whole", lang)
+            print(f"svoyak journal repair: {shown(said)}", file=sys.stderr)
+        return 2
     except RepairError as exc:
         print(f"svoyak journal repair: {shown(exc)}", file=sys.stderr)
         return 2
@@ -150,6 +166,10 @@ def _cmd_journal_repair(args: argparse.Namespace) -> int:
 
     # Both languages, a Russian line then an English one, as the other journal verdicts.
     print(f"{said('ru')}\n{said('en')}", file=sys.stderr)
+    if done.old_seal is not None and done.new_seal is not None and done.old_seal != done.new_seal:
+        old, new = done.old_seal, done.new_seal
+        seals = {"old": old, "new": new, "old_short": short(old), "new_short": short(new)}
+        print(lines("journal.repair.seal", **seals), file=sys.stderr)
     return 0
 
 
@@ -220,12 +240,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--skip-line N: line N becomes an empty tick that keeps its text (field 'skipped'); "
         "--truncate-at N: lines N and after are removed. Nothing is written unless the "
         "repaired journal replays completely, and a copy of the whole database is saved "
-        "beside it first (GAME.before-repair-DATE.sqlite). Stop the game first. Exit status 2 "
+        "beside it first (GAME.before-repair-DATE.sqlite). A line that replays fine is refused "
+        "without --force; a sealed journal's old and new seals are printed. Stop the game "
+        "first. Exit status 2 "
         "when nothing was changed.",
     )
     how = repair.add_mutually_exclusive_group(required=True)
     how.add_argument("--skip-line", type=int, metavar="N", help="replace line N by an empty tick")
     how.add_argument("--truncate-at", type=int, metavar="N", help="remove lines N and after")
+    repair.add_argument(
+        "--force",
+        action="store_true",
+        help="repair line N even though it replays fine (refused without it: the game and "
+        "the journal's seal change, and no longer match the paper scoresheet)",
+    )
     repair.add_argument("database", help="the game's journal database (.sqlite)")
     repair.set_defaults(handler=_cmd_journal_repair)
     verify = journal_commands.add_parser(

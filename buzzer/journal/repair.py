@@ -13,6 +13,13 @@ ways on, both for the technician to choose:
 - ``--truncate-at N``: lines N and after are removed (the game goes on from
   the state before line N).
 
+A line that replays fine is refused unless ``force`` says otherwise
+(:class:`HealthyLine`): skipping or cutting it changes the game, and the
+journal's seal with it, so the seal on the paper scoresheet no longer
+matches; a typo in N must not do that in silence. When a repair does change
+the seal, the old one and the new one are both returned (:class:`Repaired`)
+for the technician to note beside the paper's.
+
 Either way nothing is lost in silence: the new journal must replay
 completely before anything is written (else nothing changes and the line
 that still fails is named), a copy of the whole database is saved first
@@ -40,6 +47,24 @@ class RepairError(SvoyakError):
     """Nothing was changed; ``str()`` says why (for the technician)."""
 
 
+class HealthyLine(RepairError):
+    """The line to repair replays fine: nothing changed, ``force`` was not given.
+
+    ``first_bad``: the line the journal does stop at, if any (the one to repair).
+    """
+
+    def __init__(self, path: Path, line: int, *, truncate: bool, first_bad: int | None) -> None:
+        self.path = path
+        self.line = line
+        self.truncate = truncate
+        self.first_bad = first_bad
+        change = f"removing lines {line} on" if truncate else f"skipping line {line}"
+        super().__init__(
+            f"{path}: line {line} replays fine, there is nothing to repair in it: {change} "
+            "would change the game and the journal's seal; nothing was changed (--force)"
+        )
+
+
 @dataclasses.dataclass(frozen=True)
 class Repaired:
     """What a repair did."""
@@ -50,20 +75,35 @@ class Repaired:
     replaced: int
     #: The journal's lines now, the header included.
     lines: int
+    #: The journal's seal (its last link) before and after; None: it carries none.
+    old_seal: str | None = None
+    new_seal: str | None = None
 
 
-def repair(path: Path, *, skip_line: int | None = None, truncate_at: int | None = None) -> Repaired:
-    """Skip line ``skip_line`` or cut the journal at ``truncate_at`` (exactly one of them)."""
+def repair(
+    path: Path,
+    *,
+    skip_line: int | None = None,
+    truncate_at: int | None = None,
+    force: bool = False,
+) -> Repaired:
+    """Skip line ``skip_line`` or cut the journal at ``truncate_at`` (exactly one of them).
+
+    A line that replays fine is refused (:class:`HealthyLine`) unless ``force``.
+    """
     if (skip_line is None) == (truncate_at is None):
         raise RepairError("give exactly one of --skip-line N and --truncate-at N")
     target = skip_line if skip_line is not None else truncate_at
     assert target is not None
-    lines = _read(path)
+    rows = _rows(path)
+    lines = [line for line, _ in rows]
     if not 2 <= target <= len(lines):
         raise RepairError(
             f"{path} has input lines 2..{len(lines)} (line 1 is the header): "
             f"there is no line {target} to repair"
         )
+    if not force:
+        _refuse_a_healthy_line(path, lines, target, truncate=truncate_at is not None)
     if truncate_at is not None:
         new = lines[: target - 1]
     else:
@@ -78,19 +118,45 @@ def repair(path: Path, *, skip_line: int | None = None, truncate_at: int | None 
         ) from None
     backup = _backup(path, lines)
     _write(path, lines, target, new)
-    if _read(path) != new:  # pragma: no cover - SQLite would have to lie
+    after = _rows(path)
+    if [line for line, _ in after] != new:  # pragma: no cover - SQLite would have to lie
         raise RepairError(f"{path} does not read back as written: the copy {backup} holds it all")
     removed = len(lines) - len(new)
-    return Repaired(backup, removed, 0 if removed else 1, len(new))
+    return Repaired(backup, removed, 0 if removed else 1, len(new), _seal(rows), _seal(after))
+
+
+def _refuse_a_healthy_line(path: Path, lines: list[str], target: int, *, truncate: bool) -> None:
+    """:class:`HealthyLine` if the journal replays through line ``target``."""
+    base = path.resolve().parent
+    try:
+        rebuild(lines[:target], base)
+    except JournalError:
+        return  # it, or one before it, does not replay: a line to repair
+    try:
+        rebuild(lines, base)
+        first_bad = None
+    except JournalError as exc:
+        first_bad = exc.line
+    raise HealthyLine(path, target, truncate=truncate, first_bad=first_bad)
+
+
+def _seal(rows: list[tuple[str, str | None]]) -> str | None:
+    """The journal's seal as stored: its last line's link (None: no link)."""
+    return rows[-1][1] if rows else None
 
 
 def _read(path: Path) -> list[str]:
     """Every line, read as ``svoyak replay`` reads a journal (the store's own checks)."""
+    return [line for line, _ in _rows(path)]
+
+
+def _rows(path: Path) -> list[tuple[str, str | None]]:
+    """Every line with its link (None where it carries none), read as :func:`_read`."""
     if not path.is_file():
         raise RepairError(f"no such journal database: {path}")
     try:
         with JournalStore(path, readonly=True) as store:
-            return list(store.lines())
+            return store.rows()
     except JournalStoreError as exc:
         raise RepairError(f"{exc}; nothing was changed") from None
     except sqlite3.Error as exc:

@@ -137,7 +137,7 @@ def test_the_export_carries_the_chain_and_replays_the_same(tmp_path: Path) -> No
 def test_repair_keeps_the_chain_and_changes_the_seal(tmp_path: Path) -> None:
     path = journal(tmp_path)
     before = verify_file(path)
-    repair(path, skip_line=3)
+    repair(path, skip_line=3, force=True)  # a line that replays: only by force
     after = verify_file(path)
     assert after.intact and after.seal != before.seal
     rows = JournalStore(path, readonly=True).rows()
@@ -149,7 +149,7 @@ def test_repair_does_not_heal_an_earlier_edit(tmp_path: Path) -> None:
     with sqlite3.connect(path) as db:
         db.execute("UPDATE journal SET line = replace(line, '100', '200') WHERE seq = 2")
     assert verify_file(path).first_bad == 2
-    repair(path, truncate_at=5)
+    repair(path, truncate_at=5, force=True)
     assert verify_file(path).first_bad == 2
 
 
