@@ -144,12 +144,12 @@ def _cmd_journal_repair(args: argparse.Namespace) -> int:
         for lang in ("ru", "en"):
             key = "journal.repair.change_truncate" if exc.truncate else "journal.repair.change_skip"
             change = tr(key, lang, line=exc.line)
-            said = tr("journal.repair.healthy", lang, path=path, line=exc.line, change=change)
+            text = tr("journal.repair.healthy", lang, path=path, line=exc.line, change=change)
             if exc.first_bad is not None:
-                said += "; " + tr("journal.repair.first_bad", lang, line=exc.first_bad)
+                text += "; " + tr("journal.repair.first_bad", lang, line=exc.first_bad)
             else:
-                said += "; " + tr("journal.repair.replays_whole", lang)
-            print(f"svoyak journal repair: {shown(said)}", file=sys.stderr)
+                text += "; " + tr("journal.repair.replays_whole", lang)
+            print(f"svoyak journal repair: {shown(text)}", file=sys.stderr)
         return 2
     except RepairError as exc:
         print(f"svoyak journal repair: {shown(exc)}", file=sys.stderr)
