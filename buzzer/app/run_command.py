@@ -355,11 +355,20 @@ def _serve(
     runtime.start()
 
     urls = [f"http://{host}:{port}/" for host in hosts]
-    print(f"svoyak run: {both.slashed('run.started')}", flush=True)
+    # A resumed journal whose game is over is served as it ended (run_end.over_lines).
+    over = resumed and controller.snapshot().get("stage") == "over"
+    started = both.slashed("run.over.started" if over else "run.started")
+    print(f"svoyak run: {started}", flush=True)
     # The package's name, the players, the paths: control characters as visible escapes.
     for line in _banner(args, controller, header or _header(args, players), texts, gpio, bridge):
         print(f"  {shown(line)}")
-    if resumed:
+    if over:
+        from buzzer.app.run_end import over_lines
+
+        print(f"  {both.slashed('run.journal')}: {shown(args.journal)}")
+        for line in over_lines(Path(args.journal), report_path(Path(args.journal))):
+            print(f"  {line}")
+    elif resumed:
         print(f"  {both.slashed('run.journal_resumed')}: {shown(args.journal)}")
     elif args.journal:
         print(f"  {both.slashed('run.journal')}: {shown(args.journal)}")

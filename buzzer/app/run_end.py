@@ -48,4 +48,20 @@ def stopped_lines(
     ]
 
 
-__all__ = ["resume_command", "stopped_lines"]
+def over_lines(journal: Path, report: Path) -> list[str]:
+    """What a resumed journal of a finished game offers instead of a game to play.
+
+    The game is served as it ended (the board's game-over screen with the report's
+    QR code and the seal, ``/report`` on the panel, the report beside the journal)
+    rather than refused: the appliance's service resumes the same journal at every
+    boot, and a power cut after the final must still show the result.
+    """
+    where = shlex.quote(str(journal.absolute()))
+    return [
+        f"{both.slashed('run.report')}: {shown(str(report))} (/report)",
+        f"{both.slashed('run.over.replay')}: svoyak replay --summary {shown(where)}",
+        both.slashed("run.over.new_game"),
+    ]
+
+
+__all__ = ["over_lines", "resume_command", "stopped_lines"]
