@@ -152,6 +152,8 @@
     for (const node of document.querySelectorAll(".countdown")) {
       node.textContent = t("seconds", { s: Svoyak.seconds(Number(node.dataset.deadline)) });
     }
+    const timer = $("final-timer");
+    if (timer) finalTimerOut(timer);
   }
 
   /* A number input whose value survives redraws. Its ± buttons land on round numbers:
@@ -257,7 +259,7 @@
 
   /* A cat in the bag: its theme and value as the package states them («в пакете:
      700»), and what the game's rules make of it (the engine plays the rules' value,
-     not the package's): «по правилам игры: минимум или максимум раунда — 100 или
+     not the package's): «По правилам игры: минимум или максимум раунда — 100 или
      500». A package's «можно оставить себе» the rules do not allow is said too. */
   function catInfo(box) {
     if (snapshot.special !== "cat") return;
@@ -437,10 +439,12 @@
     }
     let phase = t("phase." + s.phase);
     if (s.phase === "reading" && resumedReading) phase = t("reading.resume");
-    box.append(el("p", { class: "phase", id: "phase", dataset: { phase: s.phase } }, phase));
-    if (s.phase === "open" && s.closes_at) {
-      box.append(el("div", { class: "window-box" }, t("window"), " ", countdown(s.closes_at)));
-    }
+    // the buttons open with a window: its countdown is the status, said once
+    // («Кнопки открыты ещё 4.3 с», not «Кнопки открыты» above it as well)
+    const windowLine = s.phase === "open" && s.closes_at
+      ? el("span", { class: "window-box" }, t("window"), " ", countdown(s.closes_at))
+      : null;
+    box.append(el("p", { class: "phase", id: "phase", dataset: { phase: s.phase } }, windowLine || phase));
     questionBlock(box);
     // the signal and «Снять вопрос» (what ends or withdraws the question) are at
     // hand wherever the host has scrolled to in a long text, whatever the alerts and
@@ -693,10 +697,22 @@
       t("final.reading.end", { s: (snapshot.final && snapshot.final.answer_time_s) || 30 }),
       { type: "reading_end" }, "signal"));
 
-  const finalTimer = () => (extras().final_timer_until
-    ? el("div", { class: "countdown-line", id: "final-timer" }, t("final.timer"), " ",
-      countdown(extras().final_timer_until))
-    : null);
+  /* The final's time to write; once it has run out the line says so («Время вышло»),
+     never «0.0 с» left standing (tickCountdowns turns it when the time is out). */
+  const finalTimer = () => {
+    const until = extras().final_timer_until;
+    if (!until) return null;
+    const line = el("div", { class: "countdown-line", id: "final-timer", dataset: { until: String(until) } },
+      t("final.timer"), " ", countdown(until));
+    finalTimerOut(line);
+    return line;
+  };
+
+  function finalTimerOut(line) {
+    if (line.dataset.out !== undefined || Svoyak.gameNow() < Number(line.dataset.until)) return;
+    line.dataset.out = "";
+    line.replaceChildren(t("final.timer.out"));
+  }
 
   function renderFinalRemove(box) {
     const f = snapshot.final;
@@ -1264,18 +1280,36 @@
     askSimulated();
   }
 
+  /* A PIN has PIN_DIGITS digits (buzzer/panel/auth.py): a shorter one is not sent
+     (it could only be wrong, and would spend an attempt): the host is told how many. */
+  const PIN_DIGITS = 6;
+  function loginError(text) {
+    $("login-error").textContent = text;
+  }
+
+  /* A key of the pad or the keyboard: the last refusal goes as the host types again. */
+  function typePin(change) {
+    loginError("");
+    change();
+    showPin();
+  }
+
   async function login() {
     if (!pin) return;
+    if (pin.length < PIN_DIGITS) {
+      loginError(t("login.short", { n: PIN_DIGITS }));
+      return;
+    }
     const response = await post("/api/login", { pin });
     if (!response) return;
     if (response.ok) {
-      $("login-error").textContent = "";
+      loginError("");
       showGame();
       live.connect(); // reconnect: the server now knows this page is the host's
       return;
     }
     const body = await response.json().catch(() => ({}));
-    $("login-error").textContent = response.status === 401 ? t("login.wrong") : messageOf(body);
+    loginError(response.status === 401 ? t("login.wrong") : messageOf(body));
     pin = "";
     showPin();
   }
@@ -1327,15 +1361,16 @@
       render();
     };
     $("viewer-link").href = "/view?lang=" + Svoyak.lang;
+    const addDigit = (digit) => typePin(() => { if (pin.length < PIN_DIGITS) pin += digit; });
     for (const key of document.querySelectorAll("[data-digit]")) {
-      key.onclick = () => { if (pin.length < 6) pin += key.dataset.digit; showPin(); };
+      key.onclick = () => addDigit(key.dataset.digit);
     }
-    $("pin-clear").onclick = () => { pin = ""; showPin(); };
+    $("pin-clear").onclick = () => typePin(() => { pin = ""; });
     $("pin-go").onclick = login;
     document.addEventListener("keydown", (e) => {
       if ($("login").hidden) return;
-      if (/^[0-9]$/.test(e.key) && pin.length < 6) { pin += e.key; showPin(); }
-      else if (e.key === "Backspace") { pin = pin.slice(0, -1); showPin(); }
+      if (/^[0-9]$/.test(e.key)) addDigit(e.key);
+      else if (e.key === "Backspace") typePin(() => { pin = pin.slice(0, -1); });
       else if (e.key === "Enter") login();
     });
     $("pause-btn").onclick = (e) => send({ type: panel && panel.paused ? "resume" : "pause" }, e.currentTarget);

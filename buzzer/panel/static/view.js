@@ -56,7 +56,19 @@
       box.append(el("p", { class: "bid-current" }, t("bid.current", { amount: s.bidding.bid, name: name(s.bidding.leader) })));
     }
     const timer = panel && panel.extras && panel.extras.final_timer_until;
-    if (timer) box.append(el("div", { class: "window-box" }, t("final.timer"), " ", countdown(timer)));
+    if (timer) {
+      const line = el("div", { class: "window-box", id: "final-timer", dataset: { until: String(timer) } },
+        t("final.timer"), " ", countdown(timer));
+      box.append(line);
+      timerOut(line);
+    }
+  }
+
+  /* The final's time to write, once out, says so («Время вышло»), never «0.0 с». */
+  function timerOut(line) {
+    if (line.dataset.out !== undefined || Svoyak.gameNow() < Number(line.dataset.until)) return;
+    line.dataset.out = "";
+    line.replaceChildren(t("final.timer.out"));
   }
 
   function renderAlerts() {
@@ -102,6 +114,8 @@
     for (const node of document.querySelectorAll(".countdown")) {
       node.textContent = t("seconds", { s: Svoyak.seconds(Number(node.dataset.deadline)) });
     }
+    const timer = $("final-timer");
+    if (timer) timerOut(timer);
     if (snapshot) renderAlerts();
   }, 200);
 })();

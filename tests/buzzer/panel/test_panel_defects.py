@@ -381,10 +381,11 @@ def test_a_countdown_at_zero_stays_on_one_line(browser: Any, tmp_path: Path) -> 
         page = host_page(browser, rig, TABLET)
         commands.ok({"type": "reading_end"})
         page.wait_for_selector("#final-timer .countdown")
-        page.wait_for_function(
-            "() => document.querySelector('#final-timer .countdown').textContent.startsWith('0.0')"
-        )
         lines = page.eval_on_selector("#final-timer .countdown", "n => n.getClientRects().length")
+        assert lines == 1, page.inner_text("#final-timer")
+        # once out, the line says so (test_panel_trial_fixes), on one line too
+        page.wait_for_selector("#final-timer[data-out]")
+        lines = page.eval_on_selector("#final-timer", "n => n.getClientRects().length")
         shoot(page, "final-timer-zero-tablet")
         assert lines == 1, page.inner_text("#final-timer")
         assert page.errors == []

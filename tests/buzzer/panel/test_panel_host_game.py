@@ -465,7 +465,7 @@ def test_the_cat_says_what_the_package_states_and_what_the_rules_play(
         commands.ok({"type": "select", "theme": CAT_CELL[0], "price": CAT_CELL[1]})
         wait_stage(page, "cat_give")
         assert page.inner_text("#cat-package-value") == "в пакете: 500 или 1000"
-        assert "по правилам игры: минимум или максимум раунда — 100 или 500" in page.inner_text(
+        assert "По правилам игры: минимум или максимум раунда — 100 или 500" in page.inner_text(
             "#cat-rule"
         )
         assert "от 500" not in page.inner_text("#stage")
