@@ -23,6 +23,7 @@ from typing import Any
 
 from buzzer.app.both import slashed
 from buzzer.journal.seal import short
+from buzzer.report.cli import file_date
 from buzzer.report.html import render_report
 from buzzer.report.model import build_report
 from buzzer.runtime.controller import Controller
@@ -46,12 +47,21 @@ def report_page(controller: Controller, lang: str = "ru") -> str:
     base = store.path.resolve().parent if store is not None else None
     seal = controller.seal()
     report = build_report(controller.journal_lines(), base)
-    page = render_report(report, lang, seal=None if seal is None else short(seal))
+    played = _played(store.path) if store is not None else None
+    page = render_report(report, lang, seal=None if seal is None else short(seal), played=played)
     with _PAGES_LOCK:
         for old in [k for k in _PAGES if k[0] == key[0] and k[1] != version]:
             del _PAGES[old]  # only the current version's pages are kept
         _PAGES[key] = page
     return page
+
+
+def _played(journal: Path) -> str | None:
+    """The journal file's date, as ``svoyak report`` gives it (None: no file to date)."""
+    try:
+        return file_date(journal)
+    except OSError:
+        return None
 
 
 #: (the controller, its version, the language) → the page (see :func:`report_page`).

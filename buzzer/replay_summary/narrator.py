@@ -21,6 +21,15 @@ from rules.packages import Package
 Record = Mapping[str, Any]
 
 
+def withdrawn(state: str, shootout: bool) -> bool:
+    """A question that ended in ``state`` was withdrawn by the host (``timeout``), as
+    the report reads it (``buzzer.report.model.withdrawn``, which this layer may not
+    import): ``open`` — a window open, a reading going on; ``wrong`` — a wrong verdict
+    the question did not close at (TV-94-A2's ``hold``). A shootout passes no choice,
+    so there a last wrong answer cannot be told from a withdrawal: not one."""
+    return state == "open" or (state == "wrong" and not shootout)
+
+
 class Narrator:
     """Walks the decisions in order and writes the account line by line.
 
@@ -58,6 +67,11 @@ class Narrator:
         self.special: str | None = None
         self.scored = False
         self.closed = False
+        #: Whether the question is still open (as the report's model reads it): ``open``,
+        #: ``right``, ``closed``, or ``wrong`` at ``wrong_at`` (closed if the choice passes
+        #: at that same instant: nobody was left to answer).
+        self.state = "open"
+        self.wrong_at: object = None
         self.adjusting: str | None = None
         self.reason = ""
         self.undone_at: object = None
@@ -110,6 +124,8 @@ class Narrator:
             return
         if not self.scored and not self.closed:
             self.say("no_answer")
+        elif self.scored and withdrawn(self.state, self.shootout is not None):
+            self.say("withdrawn")  # the host took it off after a wrong answer
         line = self.words["scores"].format(scores=self.scoreboard())
         if self.chooser is not None and self.shootout is None:
             line += self.words["chooser"].format(name=self.name(self.chooser))
@@ -179,6 +195,7 @@ class Narrator:
         self.special = None
         self.scored = False
         self.closed = False
+        self.state = "open"
         self.cell = (int(r["round"]), int(r["theme"]), int(r["price"]))
         theme = self.theme_title(r["round"], r["theme"])
         line = self.words["question"].format(
@@ -324,11 +341,13 @@ class Narrator:
     def on_window_opened(self, r: Record) -> None:
         if self.buying:
             return
+        self.state = "open"
         if self.signal is None:
             self.signal = float(r["t"])
             self.say("signal", t=self.clock(r["t"]))
 
     def on_window_closed(self, r: Record) -> None:
+        self.state = "closed"
         if self.buying:
             self.say("buy_closed", t=self.clock(r["t"]))
             return
@@ -336,6 +355,7 @@ class Narrator:
         self.say("window_closed", t=self.clock(r["t"]))
 
     def on_reading_resumed(self, r: Record) -> None:
+        self.state = "open"
         self.say("resumed")
 
     def on_tie(self, r: Record) -> None:
@@ -396,6 +416,7 @@ class Narrator:
             self.say(key, reason=self.reason, **fields)
             return
         self.scored = True
+        self.verdict(delta, r["t"])
         if self.final_stake is not None and self.final_stake == 0:
             self.say("zero", **fields)
         elif delta > 0:
@@ -406,7 +427,13 @@ class Narrator:
             self.say("wrong_free", **fields)
         self.final_stake = None
 
+    def verdict(self, delta: int, t: object) -> None:
+        self.state = "right" if delta > 0 else "wrong"
+        self.wrong_at = t
+
     def on_chooser(self, r: Record) -> None:
+        if self.state == "wrong" and r.get("t") == self.wrong_at:
+            self.state = "closed"  # the wrong answer left nobody to answer
         self.chooser = r["seat"]
         if self.round_opening:
             # C2003-2.3.2, TV-G-4: a new round's first choice goes to the lowest score.
@@ -504,6 +531,7 @@ class Narrator:
 
     def on_shootout_score(self, r: Record) -> None:
         self.scored = True
+        self.verdict(int(r["delta"]), r["t"])
         if self.shootout is not None:
             self.shootout[r["seat"]] = int(r["score"])
         self.say(
@@ -526,6 +554,8 @@ class Narrator:
         self.winner = r.get("winner")
 
     def finish(self) -> str:
+        if self.state == "wrong":
+            self.state = "closed"  # the journal ends in the question: still in play
         self.end_block()
         self.flush_others()
         self.lines.append("")

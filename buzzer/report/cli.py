@@ -41,6 +41,13 @@ def read_journal(path: str) -> tuple[list[str], Path | None]:
     return decode_journal(data), base
 
 
+def file_date(path: Path) -> str:
+    """The date the report gives a journal whose header names none: its file's
+    modification date, UTC (``2026-12-05``). The CLI and the live game's ``/report``
+    (``buzzer/app/game_report.py``) both take it from here, so they agree."""
+    return datetime.fromtimestamp(path.stat().st_mtime, UTC).date().isoformat()
+
+
 def _seal(path: str, lines: list[str]) -> str | None:
     """The journal's seal in its short form, when its chain is whole (docs/journal.md).
 
@@ -81,10 +88,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     except JournalError as exc:
         print(f"{_PROG}: {shown(path)}: {shown(exc)}", file=sys.stderr)
         return 2
-    played = None
-    if path != "-":
-        mtime = Path(path).stat().st_mtime
-        played = datetime.fromtimestamp(mtime, UTC).date().isoformat()
+    played = None if path == "-" else file_date(Path(path))
     seal = _seal(path, lines)
     page = render_report(report, args.lang, seal=seal, played=played)
     data = page.encode("utf-8")

@@ -20,7 +20,14 @@ from buzzer import __version__
 from buzzer.report import svg
 from buzzer.report.model import Attempt, Player, Question, Report
 from buzzer.report.svg import esc
-from buzzer.report.words import duration_text, number, seconds_text, signed, words
+from buzzer.report.words import (
+    duration_text,
+    number,
+    reaction_text,
+    seconds_text,
+    signed,
+    words,
+)
 
 
 class Safe(str):
@@ -189,7 +196,7 @@ def _player(p: Player, table: dict[str, str], lang: str, before: tuple[str, ...]
     none = table["none"]
 
     def us(value: int | None) -> str:
-        return esc(duration_text(value, lang)) if value is not None else none
+        return esc(reaction_text(value, lang)) if value is not None else none
 
     stats = [
         (table["col.median"], us(p.median_us)),
@@ -274,6 +281,9 @@ def _question(q: Question, rounds: dict[int, str], table: dict[str, str], lang: 
     for w in q.windows:
         if w.empty:
             items.append(fmt(table["window.empty"], t=seconds_text(w.closes, lang)))
+    if q.withdrawn:
+        answered = any(a.verdict is not None for a in q.attempts)
+        items.append(esc(table["withdrawn.after_wrong" if answered else "withdrawn"]))
     for c in q.changes:
         items.append(fmt(table[f"change.{c.kind}"], name=name(c.seat), delta=signed(c.delta)))
     items.append(fmt(table["scores.after"], scores=Safe(_scores(names, q.scores))))

@@ -131,6 +131,9 @@ class Question:
     scores: tuple[int, ...]
     #: The seats' names when it was played (a substitute changes one later, SER-CC1-SUB).
     names: tuple[str, ...]
+    #: The host withdrew it while it was still open (a ``timeout``): nobody answered
+    #: right and no window closed on its own — perhaps after a wrong answer.
+    withdrawn: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +299,21 @@ class _Open:
     changes: list[ScoreChange] = field(default_factory=list)
     #: (window opened at, pause seconds since then) for each window, newest last.
     pauses: list[tuple[float, float]] = field(default_factory=list)
+    #: Whether it is still open: ``open`` (to be pressed or answered), ``right``,
+    #: ``closed`` (a window closed, or nobody was left to answer), ``wrong`` (a wrong
+    #: verdict at ``wrong_at``: closed if the choice passes at that same instant).
+    state: str = "open"
+    wrong_at: float | None = None
+
+
+def withdrawn(state: str, shootout: bool) -> bool:
+    """A question that ended in ``state`` was withdrawn by the host (``timeout``).
+
+    ``open``: it ended with a window open, a reading going on, or an answer not
+    judged. ``wrong``: a wrong verdict whose question did not close at that instant
+    (the reading went on for the others: TV-94-A2's ``hold``). A shootout passes no
+    choice, so there a last wrong answer cannot be told from a withdrawal: not one."""
+    return state == "open" or (state == "wrong" and not shootout)
 
 
 class _Walker:
@@ -353,6 +371,8 @@ class _Walker:
             handler(r)
 
     def finish(self) -> None:
+        if self.current is not None:
+            self.current.state = "closed"  # the journal ends in it: still in play, not withdrawn
         self.close()
 
     def seat_ok(self, seat: object) -> bool:
@@ -455,6 +475,7 @@ class _Walker:
             changes=tuple(q.changes),
             scores=scores,
             names=tuple(self.names),
+            withdrawn=withdrawn(q.state, q.shootout),
         )
 
     def on_round_started(self, r: dict[str, Any]) -> None:
@@ -508,6 +529,9 @@ class _Walker:
         self.winner = winner if isinstance(winner, int) else None
 
     def on_chooser(self, r: dict[str, Any]) -> None:
+        q = self.current
+        if q is not None and q.state == "wrong" and r.get("t") == q.wrong_at:
+            q.state = "closed"  # the wrong answer left nobody to answer: it closed then
         seat = r.get("seat")
         self.chooser = seat if isinstance(seat, int) else None
 
@@ -539,9 +563,16 @@ class _Walker:
             q.signal = t
         q.windows.append([t, float(r["closes_at"]), False])
         q.pauses.append((t, 0.0))
+        q.state = "open"
+
+    def on_reading_resumed(self, r: dict[str, Any]) -> None:
+        if self.current is not None:
+            self.current.state = "open"
 
     def on_window_closed(self, r: dict[str, Any]) -> None:
         q = self.current
+        if q is not None:
+            q.state = "closed"
         if self.buying or q is None or not q.windows:
             return
         q.windows[-1][1] = float(r["t"])
@@ -659,7 +690,7 @@ class _Walker:
             if q is not None:
                 q.changes.append(ScoreChange(seat, delta, kind))
             return
-        self.verdict(seat, delta, final=self.block == "final")
+        self.verdict(seat, delta, float(r["t"]), final=self.block == "final")
 
     def on_shootout_score(self, r: dict[str, Any]) -> None:
         seat, delta = r.get("seat"), int(r["delta"])
@@ -668,9 +699,9 @@ class _Walker:
         assert isinstance(seat, int)
         if self.shootout is not None:
             self.shootout[seat] = int(r["score"])
-        self.verdict(seat, delta, final=False)
+        self.verdict(seat, delta, float(r["t"]), final=False)
 
-    def verdict(self, seat: int, delta: int, final: bool) -> None:
+    def verdict(self, seat: int, delta: int, t: float, final: bool) -> None:
         verdict = "right" if delta > 0 else "wrong" if delta < 0 else "free"
         if final and delta == 0:
             return  # a zero stake: neither right nor wrong to be counted
@@ -678,6 +709,8 @@ class _Walker:
             return  # the bonus contest's loss: told by its own block, not a verdict
         q = self.current
         if q is not None:
+            q.state = "right" if verdict == "right" else "wrong"
+            q.wrong_at = None if verdict == "right" else t
             for attempt in reversed(q.attempts):
                 if attempt["seat"] == seat and "verdict" not in attempt:
                     attempt["verdict"] = verdict

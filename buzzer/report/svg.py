@@ -22,7 +22,7 @@ import math
 from collections.abc import Sequence
 from typing import Final
 
-from buzzer.report.model import Mark, Player, Question, Report
+from buzzer.report.model import Mark, Player, Point, Question, Report
 from buzzer.report.words import duration_text, number, signed, words
 from buzzer.terminal import shown
 from display import palette
@@ -172,9 +172,11 @@ def press_timeline(q: Question, names: Sequence[str], lang: str) -> str:
                 f'stroke="{WINDOW}" stroke-width="2"/>'
             )
             if x(w.closes) > right and w is q.windows[-1]:
+                # The window ends beyond the picture: say where, in words (not a press).
+                until = table["window.until"].format(t=_tick_label(w.closes, lang))
                 body.append(
-                    f'<text x="{right - 2}" y="{TOP - 6}" font-size="10" fill="{WINDOW}" '
-                    f'text-anchor="end">→ {esc(_tick_label(w.closes, lang))}</text>'
+                    f'<text class="until" x="{right - 2}" y="{TOP - 6}" font-size="10" '
+                    f'fill="{WINDOW}" text-anchor="end">{esc(until)}</text>'
                 )
     for seat in range(1, seats + 1):
         body.append(
@@ -212,13 +214,34 @@ def press_timeline(q: Question, names: Sequence[str], lang: str) -> str:
         if a.margin_us is not None:
             label += f" · Δ {duration_text(a.margin_us, lang)}"
         colour_ = GREEN if a.verdict == "right" else RED if a.verdict == "wrong" else MUTED
-        ax = x(a.t)
-        anchor, dx = ("end", -10) if ax > right - 170 else ("start", 10)
+        others = [x(m.t) for m in q.marks if m.seat == a.seat and abs(m.t - a.t) > 1e-9]
+        x0 = _label_x(x(a.t), _text_width(label, 11), others, GUTTER, right)
+        width = _text_width(label, 11)
+        # Beside its mark, in the middle of its own row: no row line, no window edge
+        # runs through it; a backing keeps it readable over the window's band.
         body.append(
-            f'<text x="{_num(ax + dx)}" y="{_num(y(a.seat) - 6)}" font-size="11" '
-            f'fill="{colour_}" text-anchor="{anchor}">{esc(label)}</text>'
+            f'<rect x="{_num(x0 - 3)}" y="{_num(y(a.seat) - 8)}" width="{_num(width + 6)}" '
+            f'height="16" rx="3" fill="{BACKGROUND}" fill-opacity="0.85"/>'
+            f'<text class="verdict" x="{_num(x0)}" y="{_num(y(a.seat) + 4)}" font-size="11" '
+            f'fill="{colour_}">{esc(label)}</text>'
         )
     return _svg(WIDTH, height, esc(table["questions.title"]), body)
+
+
+def _text_width(text: str, size: float) -> float:
+    """A generous estimate of a label's width in DejaVu Sans (no font metrics here)."""
+    return len(text) * size * 0.64
+
+
+def _label_x(at: float, width: float, others: Sequence[float], lo: float, hi: float) -> float:
+    """Where a label beside the mark at ``at`` starts: right of it, else left of it —
+    the first side that fits the picture and covers none of the row's other marks."""
+    sides = [at + 10, at - 10 - width]
+    fits = [s for s in sides if lo <= s and s + width <= hi] or [min(max(sides[0], lo), hi - width)]
+    for start in fits:
+        if not any(start - 6 <= o <= start + width + 6 for o in others):
+            return start
+    return fits[0]
 
 
 def _verdict_label(verdict: str | None, delta: int | None, table: dict[str, str]) -> str:
@@ -291,7 +314,14 @@ def score_chart(report: Report, lang: str) -> str:
     points = report.points
     names = [p.name for p in report.stats]
     left, right, top, bottom = 56, WIDTH - 150, 26, 46
-    height = 280
+    n = max(len(points) - 1, 1)
+
+    def x(i: int) -> float:
+        return left + i / n * (right - left)
+
+    numbers, specials, rows = _chart_labels([x(i) for i in range(len(points))], points, table)
+    height = 280 + 12 * (rows - 1)  # a row of labels more for each stagger
+    bottom += 12 * (rows - 1)
     plot_bottom = height - bottom
     values = [v for p in points for v in p.scores] + [0]
     low, high = min(values), max(values)
@@ -299,10 +329,6 @@ def score_chart(report: Report, lang: str) -> str:
         high = low + 100
     pad = (high - low) * 0.08
     lo, hi = low - pad, high + pad
-    n = max(len(points) - 1, 1)
-
-    def x(i: int) -> float:
-        return left + i / n * (right - left)
 
     def y(v: float) -> float:
         return top + (hi - v) / (hi - lo) * (plot_bottom - top)
@@ -331,19 +357,17 @@ def score_chart(report: Report, lang: str) -> str:
     body.append(
         f'<line x1="{left}" y1="{_num(y(0))}" x2="{right}" y2="{_num(y(0))}" stroke="{MUTED}"/>'
     )
-    for i, p in enumerate(points):
-        label, fill = _point_label(p.kind, p.number, p.special, table)
-        if label:
-            body.append(
-                f'<text x="{_num(x(i))}" y="{plot_bottom + 14}" font-size="10" fill="{MUTED}" '
-                f'text-anchor="middle">{esc(label)}</text>'
-            )
-        if fill:
-            body.append(
-                f'<text x="{_num(x(i))}" y="{plot_bottom + 28}" font-size="10" '
-                f'fill="{ORANGE if p.kind == "question" else GOLD}" '
-                f'text-anchor="middle">{esc(fill)}</text>'
-            )
+    for i, label in numbers:
+        body.append(
+            f'<text x="{_num(x(i))}" y="{plot_bottom + 14}" font-size="10" fill="{MUTED}" '
+            f'text-anchor="middle">{esc(label)}</text>'
+        )
+    for i, fill, row in specials:
+        body.append(
+            f'<text x="{_num(x(i))}" y="{plot_bottom + 28 + 12 * row}" font-size="10" '
+            f'fill="{ORANGE if points[i].kind == "question" else GOLD}" '
+            f'text-anchor="middle">{esc(fill)}</text>'
+        )
     ends: list[tuple[float, int]] = []
     for seat in range(1, len(names) + 1):
         stroke = seat_colour(seat)
@@ -371,6 +395,34 @@ def score_chart(report: Report, lang: str) -> str:
             f'fill="{seat_colour(seat)}">{esc(names[seat - 1], 14)} {esc(score)}</text>'
         )
     return _svg(WIDTH, height, esc(table["scores.title"]), body)
+
+
+def _chart_labels(
+    xs: Sequence[float], points: Sequence[Point], table: dict[str, str]
+) -> tuple[list[tuple[int, str]], list[tuple[int, str, int]], int]:
+    """The labels under the chart, none running into another: the questions' numbers
+    (one left out where it would touch the one before), and the specials, the bonus
+    and the final on the second line, staggered down a row where they would touch
+    («кот» and «спонс.» on adjacent questions). Returns the numbers (point, text),
+    the second line's (point, text, row) and how many rows it takes."""
+    numbers: list[tuple[int, str]] = []
+    specials: list[tuple[int, str, int]] = []
+    last_number = -math.inf
+    ends: list[float] = []  # each row's rightmost end so far
+    for i, p in enumerate(points):
+        label, fill = _point_label(p.kind, p.number, p.special, table)
+        half = _text_width(label, 10) / 2
+        if label and xs[i] - half >= last_number + 3:
+            numbers.append((i, label))
+            last_number = xs[i] + half
+        if fill:
+            half = _text_width(fill, 10) / 2
+            row = next((k for k, end in enumerate(ends) if xs[i] - half >= end + 3), len(ends))
+            if row == len(ends):
+                ends.append(-math.inf)
+            ends[row] = xs[i] + half
+            specials.append((i, fill, row))
+    return numbers, specials, max(len(ends), 1)
 
 
 def _point_label(

@@ -47,6 +47,15 @@ def seconds_text(t: float, lang: str) -> str:
     return f"{sign}{abs(t):.3f} {words(lang)['sec']}"
 
 
+def reaction_text(us: int, lang: str) -> str:
+    """A reaction time, always in seconds to the millisecond: «0.429 с», «1.163 с».
+
+    One unit for the cards' median and best, whatever the value: a column of
+    «1.163 с» over «429.091 мс» read as a thousand times apart. The margins
+    (:func:`duration_text`), which can be µs, are not in a column."""
+    return f"{us / 1_000_000:.3f} {words(lang)['sec']}"
+
+
 def duration_text(us: int, lang: str) -> str:
     """A duration in µs: µs under a millisecond, ms under a second, else seconds."""
     table = words(lang)
