@@ -239,5 +239,5 @@ def test_SER_CC1_SUB_a_question_before_the_substitute_keeps_the_names_it_was_pla
     from buzzer.report.html import render_report
 
     page = render_report(report, "ru")
-    assert "<h3>2. Друзь <small class=\"before\">(до замены: Борис)</small></h3>" in page
+    assert '<h3>2. Друзь <small class="before">(до замены: Борис)</small></h3>' in page
     assert "<dt>Замена</dt><dd>место 2: Друзь вместо Борис</dd>" in page
