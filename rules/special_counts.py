@@ -10,6 +10,12 @@ before the game (``svoyak package inspect --date``).
 
 Kinds are :class:`rules.packages.model.QuestionKind` values: ``stake`` (the
 stake question, called the auction from Sep 2001), ``cat``, ``sponsor``.
+
+The words are the catalogue's (``package.era.*`` in :mod:`buzzer.words`), in
+the language asked for: the host reads them in the table's ``--lang``. A
+count is said with its plural form (Russian has three: 1 кот, 2 кота, 5
+котов), never with an «(s)». The default is English, the language of the
+JSON output that scripts read.
 """
 
 from __future__ import annotations
@@ -20,13 +26,36 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from buzzer.words import table
+
 STAKE = "stake"
 CAT = "cat"
 SPONSOR = "sponsor"
 SPECIAL_KINDS = (STAKE, CAT, SPONSOR)
 
-#: The era's words for the kinds, for the host's report.
-_NAMES = {STAKE: "stake question(s)", CAT: "cat(s) in the bag", SPONSOR: "sponsor question(s)"}
+#: The language of the texts when none is asked for (the JSON output's).
+TEXT_LANGUAGE = "en"
+
+
+def plural_form(n: int, lang: str) -> str:
+    """The catalogue's plural form of ``n``: ``one``, ``few`` or ``many`` (English has
+    no ``few``: its ``few`` texts are its ``many``)."""
+    if lang == "ru":
+        if n % 10 == 1 and n % 100 != 11:
+            return "one"
+        if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+            return "few"
+        return "many"
+    return "one" if n == 1 else "many"
+
+
+def counted(kind: str, n: int, lang: str = TEXT_LANGUAGE) -> str:
+    """``n`` questions of ``kind`` in words: «2 кота в мешке», "1 stake question"."""
+    return table("package", lang)[f"era.{kind}.{plural_form(n, lang)}"].format(n=n)
+
+
+def _say(name: str, lang: str, **fields: object) -> str:
+    return table("package", lang)[f"era.{name}"].format(**fields)
 
 
 def _counts(**kinds: int) -> Mapping[str, int]:
@@ -50,16 +79,16 @@ class EraCounts:
     def covers(self, day: datetime.date) -> bool:
         return self.first_day <= day and (self.last_day is None or day <= self.last_day)
 
-    def describe(self) -> str:
+    def describe(self, lang: str = TEXT_LANGUAGE) -> str:
         if self.per_round is not None:
             rounds = "; ".join(
-                f"round {n}: " + _listing(counts) for n, counts in enumerate(self.per_round, 1)
+                _say("round", lang, n=n, listing=_listing(counts, lang))
+                for n, counts in enumerate(self.per_round, 1)
             )
             return f"{self.rule_id}: {rounds}"
-        every = " and ".join(_NAMES[k] for k in self.each_round)
-        return (
-            f"{self.rule_id}: {_listing(self.totals)} in the game, at least one {every} per round"
-        )
+        every = _say("and", lang).join(_say(f"{k}.name", lang) for k in self.each_round)
+        listing = _listing(self.totals, lang)
+        return _say("totals", lang, rule=self.rule_id, listing=listing, every=every)
 
 
 #: TV-S-0b: 1994 – Aug 1996, Sep 1996 – 2000, Sep 2001 – 2002; TV-H-2003-01 since Jan 2003.
@@ -103,6 +132,7 @@ def count_problems(
     rounds: Sequence[Mapping[str, int]],
     *,
     sponsor_rounds: Sequence[int] = (),
+    lang: str = TEXT_LANGUAGE,
 ) -> list[str]:
     """What in ``rounds`` (each main round's special questions by kind) does not fit ``day``.
 
@@ -113,7 +143,7 @@ def count_problems(
     era = era_counts(day)
     if era is None:
         return []
-    return counts_problems(era, rounds, sponsor_rounds=sponsor_rounds)
+    return counts_problems(era, rounds, sponsor_rounds=sponsor_rounds, lang=lang)
 
 
 #: The counts a rule system fixes whatever the date. C2003-2.4.5 (seed 000, the
@@ -142,20 +172,30 @@ def counts_problems(
     rounds: Sequence[Mapping[str, int]],
     *,
     sponsor_rounds: Sequence[int] = (),
+    lang: str = TEXT_LANGUAGE,
 ) -> list[str]:
     """What in ``rounds`` does not fit ``era``'s counts (a period's or a rule system's)."""
     problems: list[str] = []
+    rule = era.rule_id
     if era.per_round is not None:
         if len(rounds) != len(era.per_round):
+            want_rounds = len(era.per_round)
             problems.append(
-                f"{era.rule_id} has {len(era.per_round)} main rounds; the package has {len(rounds)}"
+                _say("problem.rounds", lang, rule=rule, want=want_rounds, have=len(rounds))
             )
         for number, (want, have) in enumerate(zip(era.per_round, rounds, strict=False), 1):
             for kind in (STAKE, CAT):
                 if want.get(kind, 0) != have.get(kind, 0):
+                    had = counted(kind, have.get(kind, 0), lang)
                     problems.append(
-                        f"round {number}: {have.get(kind, 0)} {_NAMES[kind]}, "
-                        f"{era.rule_id} had {want.get(kind, 0)}"
+                        _say(
+                            "problem.round",
+                            lang,
+                            n=number,
+                            have=had,
+                            rule=rule,
+                            want=want.get(kind, 0),
+                        )
                     )
     else:
         totals: Counter[str] = Counter()
@@ -163,31 +203,35 @@ def counts_problems(
             totals.update({k: v for k, v in have.items() if k != SPONSOR})
         for kind, total in era.totals.items():
             if totals[kind] != total:
-                problems.append(
-                    f"the game: {totals[kind]} {_NAMES[kind]}, {era.rule_id} had {total}"
-                )
+                had = counted(kind, totals[kind], lang)
+                problems.append(_say("problem.game", lang, have=had, rule=rule, want=total))
         for number, have in enumerate(rounds, 1):
             for kind in era.each_round:
                 if not have.get(kind, 0):
+                    none = _say(f"{kind}.none", lang)
                     problems.append(
-                        f"round {number}: no {_NAMES[kind]}; {era.rule_id} had at least one"
+                        _say("problem.round_none", lang, n=number, none=none, rule=rule)
                     )
     # The sponsor question is TV-S-0b's (rounds 1 and 3 while it exists); a rule
     # system that fixes its counts names itself as the source.
-    sponsor_source = "TV-S-0b" if era.rule_id.startswith("TV-") else era.rule_id
+    sponsor_source = "TV-S-0b" if rule.startswith("TV-") else rule
     for number, have in enumerate(rounds, 1):
         want_sponsor = 1 if number in sponsor_rounds else 0
         if have.get(SPONSOR, 0) != want_sponsor:
-            problems.append(
-                f"round {number}: {have.get(SPONSOR, 0)} {_NAMES[SPONSOR]}, "
-                + (
-                    f"the era had {want_sponsor} ({sponsor_source})"
-                    if sponsor_source == "TV-S-0b"
-                    else f"{sponsor_source} had {want_sponsor}"
-                )
-            )
+            had = counted(SPONSOR, have.get(SPONSOR, 0), lang)
+            if sponsor_source == "TV-S-0b":
+                said = _say(
+                    "problem.sponsor_era", lang, n=number, have=had, want=want_sponsor,
+                    source=sponsor_source,
+                )  # fmt: skip
+            else:
+                said = _say(
+                    "problem.round", lang, n=number, have=had, rule=sponsor_source,
+                    want=want_sponsor,
+                )  # fmt: skip
+            problems.append(said)
     return problems
 
 
-def _listing(counts: Mapping[str, int]) -> str:
-    return ", ".join(f"{n} {_NAMES[k]}" for k, n in counts.items()) or "none"
+def _listing(counts: Mapping[str, int], lang: str = TEXT_LANGUAGE) -> str:
+    return ", ".join(counted(k, n, lang) for k, n in counts.items()) or _say("nothing", lang)

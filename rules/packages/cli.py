@@ -80,6 +80,7 @@ def _day(text: str) -> datetime.date:
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
     from buzzer.terminal import shown, shown_json
+    from buzzer.words import table
     from rules.packages.inspect import (
         board_order_notes,
         era_check,
@@ -127,26 +128,31 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
             problems = problems + rules_problems
         text = shown_json(data) + "\n"
     else:
-        text = package_table(package, args.lang)
+        lang = args.lang
+        text = package_table(package, lang)
+        # The checks' sections follow --lang too (the catalogue's package.era.*).
+        words = table("package", lang)
         if args.date is not None:
-            era, problems = era_check(package, args.date)
+            era, problems = era_check(package, args.date, lang)
             checked = era_counts(args.date) is not None
-            verdict = [f"  does not fit: {p}" for p in problems] or [
-                "  fits" if checked else "  not checked"
+            verdict = [words["era.misfit"].format(problem=p) for p in problems] or [
+                words["era.fits"] if checked else words["era.not_checked"]
             ]
-            verdict += [f"  note: {n}" for n in board_order_notes(package, args.date)]
-            text += "\n".join([f"\nThe TV game of {args.date}: {era}", *verdict]) + "\n"
+            notes = board_order_notes(package, args.date, lang)
+            verdict += [words["era.note"].format(note=n) for n in notes]
+            title = words["era.title"].format(date=args.date, era=era)
+            text += "\n".join([f"\n{title}", *(f"  {v}" for v in verdict)]) + "\n"
         if args.rules is not None:
-            checked_rules = rules_check(package, args.rules)
+            checked_rules = rules_check(package, args.rules, lang)
             if checked_rules is None:
-                text += (
-                    f"\nThe rules {args.rules}: no fixed special-question counts"
-                    " (give --date for a TV game)\n  not checked\n"
-                )
+                title = words["era.rules_no_counts"].format(rules=args.rules)
+                text += f"\n{title}\n  {words['era.not_checked']}\n"
             else:
                 counts, rules_problems = checked_rules
-                verdict = [f"  does not fit: {p}" for p in rules_problems] or ["  fits"]
-                text += "\n".join([f"\nThe rules {args.rules}: {counts}", *verdict]) + "\n"
+                verdict = [words["era.misfit"].format(problem=p) for p in rules_problems]
+                verdict = verdict or [words["era.fits"]]
+                title = words["era.rules_title"].format(rules=args.rules, counts=counts)
+                text += "\n".join([f"\n{title}", *(f"  {v}" for v in verdict)]) + "\n"
                 problems = problems + rules_problems
         # The package's names and answers: control characters as visible escapes.
         text = shown(text, lines=True)

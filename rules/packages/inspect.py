@@ -44,6 +44,7 @@ from rules.packages.model import (
 from rules.packages.own import media_json
 from rules.special_counts import (
     SPECIAL_KINDS,
+    TEXT_LANGUAGE,
     count_problems,
     counts_problems,
     era_counts,
@@ -115,8 +116,10 @@ def special_counts(package: Package) -> list[dict[str, int]]:
     return rounds
 
 
-def era_check(package: Package, day: datetime.date) -> tuple[str, list[str]]:
-    """What the TV game of ``day`` had, and what in the package does not fit it.
+def era_check(
+    package: Package, day: datetime.date, lang: str = TEXT_LANGUAGE
+) -> tuple[str, list[str]]:
+    """What the TV game of ``day`` had, and what in the package does not fit it, in ``lang``.
 
     The sponsor question's rounds come from that day's rule system (TV-S-SPN:
     rounds 1 and 3 while it exists, TV-S-0b). While the editors fixed the
@@ -126,13 +129,15 @@ def era_check(package: Package, day: datetime.date) -> tuple[str, list[str]]:
     from rules.eras import tv_rules_for
 
     system = tv_rules_for(day)
-    value_problems = cat_value_problems(package) if _cat_value_fixed(system.cat) else []
+    fixed = _cat_value_fixed(system.cat)
+    value_problems = cat_value_problems(package, lang) if fixed else []
     era = era_counts(day)
     if era is None:
-        return f"{day}: the sources give no special-question counts for that date", value_problems
+        return table("package", lang)["era.no_counts"].format(date=day), value_problems
     sponsor_rounds = (1, 3) if system.sponsor_multiplier is not None else ()
-    return era.describe(), [
-        *count_problems(day, special_counts(package), sponsor_rounds=sponsor_rounds),
+    rounds = special_counts(package)
+    return era.describe(lang), [
+        *count_problems(day, rounds, sponsor_rounds=sponsor_rounds, lang=lang),
         *value_problems,
     ]
 
@@ -141,7 +146,7 @@ def _cat_value_fixed(cat: CatRules | None) -> bool:
     return cat is not None and cat.price is CatPrice.FIXED
 
 
-def cat_value_problems(package: Package) -> list[str]:
+def cat_value_problems(package: Package, lang: str = TEXT_LANGUAGE) -> list[str]:
     """The cats whose fixed value is their cell's own price (TV-S-CAT-4-D1).
 
     Seed 002, Sep 1996: the cats' values «не совпадают с исходными» — the
@@ -150,6 +155,7 @@ def cat_value_problems(package: Package) -> list[str]:
     TV game had; the game still plays it (the host's ``cat_price`` is taken
     as entered), so this is a warning for the host before the game.
     """
+    words = table("package", lang)
     problems: list[str] = []
     for number, game_round in enumerate(package.main_rounds, 1):
         for theme_number, theme in enumerate(game_round.themes, 1):
@@ -158,14 +164,17 @@ def cat_value_problems(package: Package) -> list[str]:
                     continue
                 if question.cat.price.fixed_value == question.price:
                     problems.append(
-                        f"round {number}, theme {theme_number} «{_one_line(theme.name)}», "
-                        f"{question.price}: the cat's value is its cell's own price; "
-                        "from Sep 1996 the editors' values differ from it (TV-S-CAT-4-D1)"
+                        words["era.problem.cat_value"].format(
+                            n=number,
+                            theme=theme_number,
+                            name=_one_line(theme.name),
+                            price=question.price,
+                        )
                     )
     return problems
 
 
-def board_order_notes(package: Package, day: datetime.date) -> list[str]:
+def board_order_notes(package: Package, day: datetime.date, lang: str = TEXT_LANGUAGE) -> list[str]:
     """The main rounds whose themes the board of ``day`` shows in another order than
     the package's (TV-H-2001-09, seed 002, Sep 2001: «темы в алфавитном порядке»).
 
@@ -182,14 +191,14 @@ def board_order_notes(package: Package, day: datetime.date) -> list[str]:
         shown = board_order(names, order)
         if list(shown) != sorted(shown):
             listed = ", ".join(f"«{_one_line(names[n - 1])}»" for n in shown)
-            notes.append(
-                f"round {number}: the board shows the themes in alphabetical order "
-                f"(TV-H-2001-09): {listed}"
-            )
+            words = table("package", lang)
+            notes.append(words["era.alphabetical"].format(n=number, listed=listed))
     return notes
 
 
-def rules_check(package: Package, rules_id: str) -> tuple[str, list[str]] | None:
+def rules_check(
+    package: Package, rules_id: str, lang: str = TEXT_LANGUAGE
+) -> tuple[str, list[str]] | None:
     """What rule system ``rules_id`` fixes, and what in the package does not fit it.
 
     None when the system fixes no counts whatever the date (the TV systems:
@@ -199,7 +208,7 @@ def rules_check(package: Package, rules_id: str) -> tuple[str, list[str]] | None
     counts = rules_counts(rules_id)
     if counts is None:
         return None
-    return counts.describe(), counts_problems(counts, special_counts(package))
+    return counts.describe(lang), counts_problems(counts, special_counts(package), lang=lang)
 
 
 # -- JSON ---------------------------------------------------------------------

@@ -105,7 +105,7 @@ def test_TV_H_2001_09_D1_package_inspect_tells_the_order_the_board_will_show(
     done = svoyak("package", "inspect", str(path), "--json", "--date", "2002-05-01")
     shown = "the board shows the themes in alphabetical order (TV-H-2001-09): "
     assert board_notes(done) == [f"round {n}: {shown}«Авиация», ««Бег»», «Кино»" for n in (1, 2, 3)]
-    text = svoyak("package", "inspect", str(path), "--date", "2002-05-01")
+    text = svoyak("package", "inspect", str(path), "--date", "2002-05-01", "--lang", "en")
     assert f"  note: round 1: {shown}«Авиация», ««Бег»», «Кино»" in text.stdout
     # before Sep 2001 the package's order stands: nothing said about it
     early = svoyak("package", "inspect", str(path), "--json", "--date", "2001-09-15")

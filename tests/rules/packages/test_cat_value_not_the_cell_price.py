@@ -78,13 +78,19 @@ def test_TV_S_CAT_4_D1_a_cat_worth_its_cells_price_does_not_fit_while_values_are
     done = svoyak("package", "inspect", str(path), "--json", "--date", day)
     assert done.returncode == 1, done.stderr
     assert PROBLEM in json.loads(done.stdout)["era_check"]["problems"]
-    done = svoyak("package", "inspect", str(path), "--date", day)
+    done = svoyak("package", "inspect", str(path), "--date", day, "--lang", "en")
     assert f"  does not fit: {PROBLEM}" in done.stdout.splitlines()
 
 
 def test_TV_S_CAT_4_D1_a_cat_worth_another_value_fits(tmp_path: Path) -> None:
     done = svoyak(
-        "package", "inspect", str(package(tmp_path / "p.json", 50)), "--date", "1997-05-01"
+        "package",
+        "inspect",
+        str(package(tmp_path / "p.json", 50)),
+        "--date",
+        "1997-05-01",
+        "--lang",
+        "en",
     )
     assert done.returncode == 0, done.stdout
     assert done.stdout.rstrip().endswith("fits")
