@@ -14,7 +14,7 @@ from collections import deque
 from typing import Any, ClassVar
 
 from buzzer.arbiter.commands import Handler, dispatch_table
-from buzzer.arbiter.decisions import Chooser, Decision, Ignored, Note, Score
+from buzzer.arbiter.decisions import Chooser, Decision, Ignored, Note, NoteKind, Score
 from buzzer.arbiter.events import (
     HOST_COMMANDS,
     Draw,
@@ -108,7 +108,7 @@ class GameCore:
             # Decides nothing: the replay shows it where it happened.
             state = "back" if item.ok else "stalled"
             fields = (("source", item.source), ("state", state), ("detail", item.detail))
-            out.append(Note(item.t, "source_fault", fields))
+            out.append(Note(item.t, NoteKind.SOURCE_FAULT, fields))
             return
         if isinstance(item, Draw):
             self._take_draw(item, out)
@@ -322,7 +322,7 @@ class GameCore:
         out.append(
             Note(
                 undo.t,
-                "undone",
+                NoteKind.UNDONE,
                 (
                     ("line", undo.line),
                     ("stage", game.stage.value),
@@ -479,7 +479,9 @@ class GameCore:
                 # (a press during the reading stopped it just as the host ended
                 # it): the command was overtaken, not mistaken. Its line stays in
                 # the journal; it has no effect, and the host is told why.
-                out.append(Note(item.t, "overtaken", (("line", item.ref), ("reason", str(exc)))))
+                out.append(
+                    Note(item.t, NoteKind.OVERTAKEN, (("line", item.ref), ("reason", str(exc))))
+                )
                 return
             raise InputError(item.ref, str(exc)) from None
         if before is not None:

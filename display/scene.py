@@ -26,6 +26,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from buzzer.arbiter.decisions import NoteKind
+
 if TYPE_CHECKING:
     import pygame
 
@@ -145,15 +147,15 @@ class Memory:
         verdicts: dict[int, bool] | None = None
         for decision in decisions:
             kind = _kind(decision)
-            if kind == "final_started":
+            if kind == NoteKind.FINAL_STARTED:
                 changes.update(final_total=int(_field(decision, "themes") or 0), final_until=None)
                 revealed = {}
                 verdicts = {}
                 self._judged = None
-            elif kind == "final_timer":
+            elif kind == NoteKind.FINAL_TIMER:
                 until = _field(decision, "until")
                 changes["final_until"] = None if until is None else round(float(until) * 1e9)
-            elif kind == "final_stake" and _field(decision, "stake") is not None:
+            elif kind == NoteKind.FINAL_STAKE and _field(decision, "stake") is not None:
                 if revealed is None:
                     revealed = dict(facts.revealed)
                 revealed[int(_field(decision, "seat"))] = int(_field(decision, "stake"))
@@ -166,12 +168,12 @@ class Memory:
                         verdicts = dict(facts.verdicts)
                     verdicts[seat] = delta > 0
                 self._judged = None
-            elif kind == "special":
+            elif kind == NoteKind.SPECIAL:
                 changes.update(special_opener=_field(decision, "opener"))
                 changes.update(cat_from=None, cat_to=None)
-            elif kind == "cat_given":
+            elif kind == NoteKind.CAT_GIVEN:
                 changes.update(cat_from=_field(decision, "from"), cat_to=_field(decision, "to"))
-            elif kind == "shootout_started":
+            elif kind == NoteKind.SHOOTOUT_STARTED:
                 changes["final_until"] = None
             elif kind == "question":
                 changes["checked"] = None  # a question is open: no check to show

@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from buzzer.arbiter.decisions import NoteKind
+
 if TYPE_CHECKING:
     import pygame
 
@@ -232,9 +234,9 @@ def cues_for(
         found.add(FALSE_START)
     if "window_closed" in kinds:
         found.add(TIME_UP)
-    if kinds & {"round_time_up", "game_over"}:
+    if kinds & {NoteKind.ROUND_TIME_UP, NoteKind.GAME_OVER}:
         found.add(ROUND_END)
-    if "round_warning" in kinds:
+    if NoteKind.ROUND_WARNING in kinds:
         found.add(ROUND_WARNING)
     round_before, done_before = _round_done(before)
     round_after, done_after = _round_done(after)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from buzzer.arbiter.decisions import Chooser, Decision, Note
+from buzzer.arbiter.decisions import Chooser, Decision, Note, NoteKind
 from buzzer.arbiter.events import Correction, Objection, Substitute
 from buzzer.arbiter.machine import SequenceError
 from rules.board import Board
@@ -41,7 +41,7 @@ class HostCorrections:
         out.append(
             Note(
                 item.t,
-                "correction",
+                NoteKind.CORRECTION,
                 (("seat", item.seat), ("delta", item.delta), ("reason", item.reason)),
             )
         )
@@ -85,7 +85,9 @@ class HostCorrections:
         if name in self.names:
             raise SequenceError(f"{name} already plays at seat {self.names.index(name) + 1}")
         self.names[item.seat - 1] = name
-        out.append(Note(item.t, "substitute", (("seat", item.seat), ("out", old), ("in", name))))
+        out.append(
+            Note(item.t, NoteKind.SUBSTITUTE, (("seat", item.seat), ("out", old), ("in", name)))
+        )
 
     def _on_objection(self, item: Objection, out: list[Decision]) -> None:
         """TOUR-3.7 DEFAULT: an accepted objection turns that seat's −v into +v; the
@@ -104,7 +106,7 @@ class HostCorrections:
         self.objectable = [
             Verdict(v.seat, v.right_delta, v.right_delta) if v is verdict else v for v in objectable
         ]
-        out.append(Note(item.t, "objection", (("seat", item.seat),)))
+        out.append(Note(item.t, NoteKind.OBJECTION, (("seat", item.seat),)))
         self._add(item.t, item.seat, verdict.right_delta - verdict.delta, out)
         others_right = any(v.delta == v.right_delta for v in objectable if v.seat != item.seat)
         if self.chooser is not None and not others_right and self.shootout is None:

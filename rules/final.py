@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from buzzer.arbiter.decisions import Decision, Note
+from buzzer.arbiter.decisions import Decision, Note, NoteKind
 from buzzer.arbiter.events import FinalJudge, FinalRemove, FinalStake
 from buzzer.arbiter.machine import SequenceError
 from rules.board import Board, RoundSpec
@@ -75,11 +75,11 @@ class FinalRound:
             raise SequenceError(f"theme {item.theme} is not on the final board; left: {left}")
         final.themes.remove(item.theme)
         final.turn += 1
-        out.append(Note(item.t, "final_removed", (("seat", seat), ("theme", item.theme))))
+        out.append(Note(item.t, NoteKind.FINAL_REMOVED, (("seat", seat), ("theme", item.theme))))
         if len(final.themes) == 1:
             self._final_theme_chosen(item.t, final, out)
         else:
-            out.append(Note(item.t, "final_turn", (("seat", final.remover()),)))
+            out.append(Note(item.t, NoteKind.FINAL_TURN, (("seat", final.remover()),)))
 
     def _on_final_stake(self, item: FinalStake, out: list[Decision]) -> None:
         self._expect(Stage.FINAL_STAKES, "final_stake")
@@ -98,10 +98,10 @@ class FinalRound:
         final.stakes[item.seat] = amount
         if first:
             # The stake stays hidden until the answer is judged (TV-F-5).
-            out.append(Note(item.t, "final_stake_in", (("seat", item.seat),)))
+            out.append(Note(item.t, NoteKind.FINAL_STAKE_IN, (("seat", item.seat),)))
         if not final.stakes_missing():
             self.stage = Stage.FINAL_JUDGING
-            out.append(Note(item.t, "final_question", (("judge_order", list(final.order)),)))
+            out.append(Note(item.t, NoteKind.FINAL_QUESTION, (("judge_order", list(final.order)),)))
 
     def _on_final_judge(self, item: FinalJudge, out: list[Decision]) -> None:
         self._expect(Stage.FINAL_JUDGING, "final_judge")
@@ -114,7 +114,7 @@ class FinalRound:
         self.winner = None
         self.final = None
         self.shootout = None
-        out.append(Note(t, "final_reconsidered"))
+        out.append(Note(t, NoteKind.FINAL_RECONSIDERED))
         self._end_main_rounds(t, out)
 
     def _end_main_rounds(self, t: int, out: list[Decision]) -> None:
@@ -141,18 +141,18 @@ class FinalRound:
         out.append(
             Note(
                 t,
-                "final_started",
+                NoteKind.FINAL_STARTED,
                 (("seats", list(final.seats)), ("themes", len(final.themes))),
             )
         )
         if len(final.themes) > 1:
             self.stage = Stage.FINAL_REMOVE
-            out.append(Note(t, "final_turn", (("seat", final.remover()),)))
+            out.append(Note(t, NoteKind.FINAL_TURN, (("seat", final.remover()),)))
         else:
             self._final_theme_chosen(t, final, out)
 
     def _final_theme_chosen(self, t: int, final: FinalState, out: list[Decision]) -> None:
-        out.append(Note(t, "final_theme", (("theme", final.themes[0]),)))
+        out.append(Note(t, NoteKind.FINAL_THEME, (("theme", final.themes[0]),)))
         self.stage = Stage.FINAL_STAKES
 
     def _final_reading(self) -> bool:
@@ -167,7 +167,7 @@ class FinalRound:
         self._check_final_unread()
         final = self._final_begun()
         final.answers_due = t + final.answer_time_ns
-        out.append(Note(t, "final_timer", (("until", final.answers_due / 1e9),)))
+        out.append(Note(t, NoteKind.FINAL_TIMER, (("until", final.answers_due / 1e9),)))
 
     def _check_final_unread(self) -> None:
         """The final question is read after the last stake (C2003-2.7.3) and once (2.7.4)."""
@@ -212,7 +212,7 @@ class FinalRound:
             )
         final.order.pop(0)
         stake = final.stakes[expected]
-        out.append(Note(t, "final_stake", (("seat", expected), ("stake", stake))))
+        out.append(Note(t, NoteKind.FINAL_STAKE, (("seat", expected), ("stake", stake))))
         self._add(t, expected, stake if correct else -stake, out)  # C2003-2.7.6
         if final.order:
             return
@@ -227,7 +227,7 @@ class FinalRound:
         if len(leaders) == 1:
             self._game_over(t, leaders[0], out)
         elif self.rules.final is None and not self.rules.has_chooser:
-            out.append(Note(t, "tie_for_first", (("seats", list(leaders)),)))  # SPORT-D
+            out.append(Note(t, NoteKind.TIE_FOR_FIRST, (("seats", list(leaders)),)))  # SPORT-D
             self._game_over(t, None, out)
         else:
             self._start_shootout(t, leaders, 1, out)
@@ -238,7 +238,7 @@ class FinalRound:
         spec = RoundSpec("Перестрелка", ("1",), self.rules.shootout_prices)
         self.shootout = Shootout(seats, number, Board((spec,)), dict.fromkeys(seats, 0))
         self.stage = Stage.BOARD
-        out.append(Note(t, "shootout_started", (("seats", list(seats)), ("number", number))))
+        out.append(Note(t, NoteKind.SHOOTOUT_STARTED, (("seats", list(seats)), ("number", number))))
 
     def _end_shootout(self, t: int, out: list[Decision]) -> None:
         shootout = self.shootout
@@ -254,4 +254,4 @@ class FinalRound:
     def _game_over(self, t: int, winner: int | None, out: list[Decision]) -> None:
         self.stage = Stage.OVER
         self.winner = winner
-        out.append(Note(t, "game_over", (("winner", winner),)))
+        out.append(Note(t, NoteKind.GAME_OVER, (("winner", winner),)))

@@ -11,7 +11,7 @@ no reference to the game, so a copy of a game is still a plain deep copy.
 
 from __future__ import annotations
 
-from buzzer.arbiter.decisions import Decision, Note
+from buzzer.arbiter.decisions import Decision, Note, NoteKind
 
 
 class FinalState:
@@ -55,7 +55,7 @@ class FinalState:
         due = self.deadline()
         if due is not None and due <= t:
             self.answers_in = True
-            out.append(Note(due, "final_answers_in", (("judge_order", list(self.order)),)))
+            out.append(Note(due, NoteKind.FINAL_ANSWERS_IN, (("judge_order", list(self.order)),)))
 
     def resume(self, t: int, length: int, out: list[Decision]) -> None:
         """A-G-D1: the writing time, if it runs, moves on by the pause's ``length``;
@@ -64,4 +64,4 @@ class FinalState:
         if due is None:
             return
         self.answers_due = due + length  # C2003-2.7.4, TV-F-4
-        out.append(Note(t, "final_timer", (("until", self.answers_due / 1e9),)))
+        out.append(Note(t, NoteKind.FINAL_TIMER, (("until", self.answers_due / 1e9),)))

@@ -37,6 +37,7 @@ from buzzer.arbiter.decisions import (
     FirstChooser,
     Ignored,
     Note,
+    NoteKind,
     QuestionSelected,
     Recognized,
     Score,
@@ -227,7 +228,7 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
                 "resume it before pausing again"
             )
         self.paused_at = item.t
-        out.append(Note(item.t, "paused"))
+        out.append(Note(item.t, NoteKind.PAUSED))
 
     def _on_resume(self, item: Resume, out: list[Decision]) -> None:
         """A-G-D1: the game goes on; every deadline still pending at the pause
@@ -238,7 +239,7 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
             raise SequenceError("the game is not paused: there is nothing to resume")
         self.paused_at = None
         length = item.t - paused_at
-        out.append(Note(item.t, "resumed", (("paused_s", length / 1e9),)))
+        out.append(Note(item.t, NoteKind.RESUMED, (("paused_s", length / 1e9),)))
         if length <= 0:
             return
         self.arbiter.shift(paused_at, length)  # the press window, the buy window, lockouts
@@ -358,12 +359,12 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
             self._open_stake(t, price, out)
         elif kind is SpecialKind.CAT:
             self.stage = Stage.CAT_GIVE
-            out.append(Note(t, "special", (("kind", "cat"), ("opener", self.chooser))))
+            out.append(Note(t, NoteKind.SPECIAL, (("kind", "cat"), ("opener", self.chooser))))
         else:
             multiplier = self.rules.sponsor_multiplier
             assert multiplier is not None
             assert self.chooser is not None
-            out.append(Note(t, "special", (("kind", "sponsor"), ("opener", self.chooser))))
+            out.append(Note(t, NoteKind.SPECIAL, (("kind", "sponsor"), ("opener", self.chooser))))
             self._designate(t, self.chooser, price * multiplier, out, wrong_costs=False)
 
     def judge(self, t: int, correct: bool, out: list[Decision]) -> None:
@@ -610,7 +611,9 @@ class Game(FinalRound, RoundClock, BonusRound, HostCorrections):
             scores[seat] += delta
             out.append(
                 Note(
-                    t, "shootout_score", (("seat", seat), ("delta", delta), ("score", scores[seat]))
+                    t,
+                    NoteKind.SHOOTOUT_SCORE,
+                    (("seat", seat), ("delta", delta), ("score", scores[seat])),
                 )
             )
             return

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from buzzer.arbiter.decisions import Chooser, Decision, Note, RoundStarted
+from buzzer.arbiter.decisions import Chooser, Decision, Note, NoteKind, RoundStarted
 from buzzer.arbiter.machine import Arbiter, Phase
 from rules.board import Board
 from rules.profiles import RuleSystem
@@ -60,7 +60,7 @@ class RoundClock:
             out.append(
                 Note(
                     warning,
-                    "round_warning",
+                    NoteKind.ROUND_WARNING,
                     (("round", self.board.round_index + 1), ("left_s", left)),
                 )
             )
@@ -69,7 +69,7 @@ class RoundClock:
             # TV-G-6: the gong sounds at its time; the question in play goes on and
             # is completed, then the rest of the round is struck (_check_round_clock).
             self.round_gonged = self.board.round_index
-            out.append(Note(gong, "round_time_up", (("round", self.board.round_index + 1),)))
+            out.append(Note(gong, NoteKind.ROUND_TIME_UP, (("round", self.board.round_index + 1),)))
 
     def _round_clock_end(self) -> int | None:
         """When the current round's clock runs out (TV-G-6), if it has one and it runs."""
@@ -127,7 +127,7 @@ class RoundClock:
         if end is None or t < end:
             return
         if self.round_gonged != self.board.round_index:
-            out.append(Note(end, "round_time_up", (("round", self.board.round_index + 1),)))
+            out.append(Note(end, NoteKind.ROUND_TIME_UP, (("round", self.board.round_index + 1),)))
         spec = self.board.current
         for theme in range(1, len(spec.themes) + 1):
             for price in spec.prices:
@@ -154,9 +154,9 @@ class RoundClock:
                 self.chooser = tied[0]
             elif youngest is not None:
                 self.chooser = youngest
-                out.append(Note(t, "youngest", (("seats", tied), ("winner", youngest))))
+                out.append(Note(t, NoteKind.YOUNGEST, (("seats", tied), ("winner", youngest))))
             else:
                 self.chooser = self.draw(tied)
-                out.append(Note(t, "lot", (("seats", tied), ("winner", self.chooser))))
+                out.append(Note(t, NoteKind.LOT, (("seats", tied), ("winner", self.chooser))))
             out.append(Chooser(t, self.chooser))
         return True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import ClassVar
 
 from buzzer.arbiter.params import NS_PER_S
@@ -232,6 +233,123 @@ class RoundStarted:
         )
 
 
+class NoteKind(StrEnum):
+    """Every kind of :class:`Note`: its ``type`` word in the journal's output line.
+
+    A ``StrEnum`` so that a member *is* its word: ``json.dumps``, ``str()`` and an
+    f-string write the same bytes as the bare string did, and a consumer reading
+    the JSON (a plain ``str``) compares equal to the member. The producers name a
+    member, so mypy refuses a misspelt kind where a string would have journaled it.
+    docs/journal.md lists each with its fields.
+    """
+
+    # -- the stake question («своя игра», the auction: C2003-2.4.6, TV-S-AUC-*) --
+    #: A special question was opened: its kind, opener (and bidding order).
+    SPECIAL = "special"
+    #: A bid was accepted (``forced``: the opener's nominal stake, C2003-2.4.6a, TV-S-AUC-2).
+    BID = "bid"
+    #: A player left the bidding (``auto``: their score cannot beat the bid).
+    PASS = "pass"
+    #: Whose turn it is to bid (TV-S-AUC-3).
+    BID_TURN = "bid_turn"
+    #: The host picked this player among the tied ones to bid now.
+    BIDDER_PICK = "bidder_pick"
+    #: TV-H-1995-01: the stake question is bought by the button; who may press, until when.
+    BUY_WINDOW = "buy_window"
+    #: TV-H-1995-01: this player pressed first in the buy window and bids next.
+    BID_CLAIM = "bid_claim"
+    #: The bidding is over: this player answers for this stake.
+    STAKE_WON = "stake_won"
+
+    # -- the bonus contest after the Blue round (TV-H-1995-03) --
+    #: The contest is offered to this player (place 1: the leader).
+    BONUS_OFFER = "bonus_offer"
+    #: This player declined the contest; the next place is offered.
+    BONUS_DECLINED = "bonus_declined"
+    #: This player answers the contest's questions alone.
+    BONUS_ACCEPTED = "bonus_accepted"
+    #: One judged answer of the contest.
+    BONUS_ANSWER = "bonus_answer"
+    #: Every answer right: the prize, no points.
+    BONUS_WON = "bonus_won"
+    #: A wrong answer ended the contest (the score before it is set to 0).
+    BONUS_LOST = "bonus_lost"
+    #: Everyone declined, or the host selected a question instead (``skipped``).
+    BONUS_NOT_PLAYED = "bonus_not_played"
+
+    # -- the cat in the bag (TV-S-CAT-*) --
+    #: The cat was given to an opponent (TV-S-CAT-2).
+    CAT_GIVEN = "cat_given"
+    #: The values the cat's receiver may choose from (TV-S-CAT-4).
+    CAT_PRICES = "cat_prices"
+    #: A picture-series cat: the values of picture 1, 2, … (TV-S-CAT-5).
+    CAT_SERIES = "cat_series"
+    #: Another picture is up: the answer is now worth its value (TV-S-CAT-5).
+    CAT_PICTURE = "cat_picture"
+
+    # -- the rounds --
+    #: A later round's first chooser among tied lowest scores, drawn by lot (C2003-2.3.2).
+    LOT = "lot"
+    #: A later round's first chooser among tied lowest scores: the youngest (TV-G-4).
+    YOUNGEST = "youngest"
+    #: The round clock ran out: the rest of the round is not played (TV-G-6).
+    ROUND_TIME_UP = "round_time_up"
+    #: The signal a minute before the round clock runs out; it decides nothing (TV-H-1994-10).
+    ROUND_WARNING = "round_warning"
+
+    # -- the final (C2003-2.6, C2003-2.7, TV-F-*) --
+    #: Who plays the final and how many themes are offered.
+    FINAL_STARTED = "final_started"
+    #: Whose turn it is to remove a theme.
+    FINAL_TURN = "final_turn"
+    #: A finalist removed a theme.
+    FINAL_REMOVED = "final_removed"
+    #: The theme left: its question is played.
+    FINAL_THEME = "final_theme"
+    #: A stake was made; its amount stays hidden until judged.
+    FINAL_STAKE_IN = "final_stake_in"
+    #: Every stake is in (C2003-2.7.3); answers are judged in this order.
+    FINAL_QUESTION = "final_question"
+    #: A correction changed the main rounds' result: who plays the final, or who won,
+    #: is decided anew (C2003-2.6, TV-F-1).
+    FINAL_RECONSIDERED = "final_reconsidered"
+    #: The writing time's end (C2003-2.7.4, TV-F-4); again at a resume (A-G-D1).
+    FINAL_TIMER = "final_timer"
+    #: The writing time is over: the answers are in and judged in this order (C2003-2.7.4).
+    FINAL_ANSWERS_IN = "final_answers_in"
+    #: A finalist's stake, revealed as that answer is judged.
+    FINAL_STAKE = "final_stake"
+    #: A tie for first: a one-theme shootout among these players (TV-F-6).
+    SHOOTOUT_STARTED = "shootout_started"
+    #: The shootout's own scores (the game's scores stand).
+    SHOOTOUT_SCORE = "shootout_score"
+    #: A sport game ends level (SPORT-D): reported to the organiser.
+    TIE_FOR_FIRST = "tie_for_first"
+    #: The game is over, and who won (``None``: nobody).
+    GAME_OVER = "game_over"
+
+    # -- the host's hand: corrections, undo, pause (A-G-D1) --
+    #: A manual score change with a reason; a ``score`` line follows.
+    CORRECTION = "correction"
+    #: An accepted objection: that seat's wrong verdict becomes right.
+    OBJECTION = "objection"
+    #: Another player takes the seat and plays on with its score.
+    SUBSTITUTE = "substitute"
+    #: A host command was undone; ``score`` / ``chooser`` lines give the changes.
+    UNDONE = "undone"
+    #: A host command had no effect: a press made before it, put ahead of it by the
+    #: settle window, changed the game first.
+    OVERTAKEN = "overtaken"
+    #: The host paused the game (A-G-D1): no clock runs until ``resumed``.
+    PAUSED = "paused"
+    #: The game goes on; every pending deadline ends the pause's length later (A-G-D1).
+    RESUMED = "resumed"
+
+    # -- the inputs --
+    #: A live input source stopped proving its time, or proves it again.
+    SOURCE_FAULT = "source_fault"
+
+
 @dataclass(slots=True, frozen=True)
 class Note:
     """A decision of the full game (special questions, the final, corrections).
@@ -241,11 +359,11 @@ class Note:
     """
 
     t: int
-    type: str
+    type: NoteKind
     fields: tuple[tuple[str, object], ...] = ()
 
     @property
-    def TYPE(self) -> str:
+    def TYPE(self) -> NoteKind:
         return self.type
 
     def get(self, name: str) -> object:

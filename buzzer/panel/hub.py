@@ -34,7 +34,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, NotRequired, Protocol, TypedDict
 
-from buzzer.arbiter.decisions import Decision, FalseStart, Ignored, Note
+from buzzer.arbiter.decisions import Decision, FalseStart, Ignored, Note, NoteKind
 from buzzer.runtime.command_log import CommandLog
 from buzzer.runtime.host_commands import HostCommands
 from buzzer.runtime.journal_outage import JournalOutage
@@ -365,7 +365,7 @@ class PanelHub:
                     )
                 else:
                     self.alert("late", decision.seat, broadcast=False, t=decision.t)
-            elif isinstance(decision, Note) and decision.type == "source_fault":
+            elif isinstance(decision, Note) and decision.type is NoteKind.SOURCE_FAULT:
                 source = str(decision.get("source"))
                 if decision.get("state") == "back":
                     # Proving its time again takes down the "silent"/"offline" alert,
@@ -384,7 +384,7 @@ class PanelHub:
                         detail=decision.get("detail"),
                         **reason,
                     )
-            elif isinstance(decision, Note) and decision.type == "final_timer":
+            elif isinstance(decision, Note) and decision.type is NoteKind.FINAL_TIMER:
                 until = decision.get("until")
                 if isinstance(until, int | float):
                     self._final_timer_until = round(until * 1e9)

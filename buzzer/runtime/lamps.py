@@ -77,6 +77,7 @@ from buzzer.arbiter.decisions import (
     FalseStart,
     Ignored,
     Note,
+    NoteKind,
     QuestionSelected,
     ReadingResumed,
     Recognized,
@@ -112,9 +113,9 @@ CLOSED_STAGES: Final = frozenset({"board", "over"})
 #: How long a button check (A-G-D2) lights the player's podium lamp.
 CHECK_LAMP_MS: Final = 300
 #: ``Note`` decisions that end the question (and every lamp with it).
-CLOSING_NOTES: Final = frozenset({"game_over"})
+CLOSING_NOTES: Final = frozenset({NoteKind.GAME_OVER})
 #: ``Note`` decisions that give one seat the floor, as ``recognized`` does.
-FLOOR_NOTES: Final = frozenset({"bid_claim"})
+FLOOR_NOTES: Final = frozenset({NoteKind.BID_CLAIM})
 
 _NS_PER_MS: Final = 1_000_000
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from buzzer.arbiter.decisions import Decision, Note, Recognized
+from buzzer.arbiter.decisions import Decision, Note, NoteKind, Recognized
 from buzzer.arbiter.events import BonusReply
 from rules.board import Board
 from rules.profiles import RuleSystem
@@ -69,7 +69,7 @@ class BonusRound:
         order = self._descending_by_score(sorted(self.scores))
         self.bonus = BonusContest(rules, order)
         self.stage = Stage.BONUS_OFFER
-        out.append(Note(t, "bonus_offer", (("seat", order[0]), ("place", 1))))
+        out.append(Note(t, NoteKind.BONUS_OFFER, (("seat", order[0]), ("place", 1))))
 
     def _descending_by_score(self, seats: list[int]) -> list[int]:
         """Highest score first; equal scores in an order drawn by lot (the seeded
@@ -88,7 +88,7 @@ class BonusRound:
         """A select while the contest is being offered: the host moved on, so
         nobody plays it (``bonus_not_played``), as a select ends an open window."""
         if self.stage is Stage.BONUS_OFFER:
-            out.append(Note(t, "bonus_not_played", (("skipped", True),)))
+            out.append(Note(t, NoteKind.BONUS_NOT_PLAYED, (("skipped", True),)))
             self._end_bonus()
 
     def _on_bonus(self, item: BonusReply, out: list[Decision]) -> None:
@@ -101,17 +101,21 @@ class BonusRound:
             self.stage = Stage.BONUS
             self.answerer = seat
             out.append(
-                Note(t, "bonus_accepted", (("seat", seat), ("questions", contest.rules.questions)))
+                Note(
+                    t,
+                    NoteKind.BONUS_ACCEPTED,
+                    (("seat", seat), ("questions", contest.rules.questions)),
+                )
             )
             out.append(Recognized(t, seat))  # the one player who answers (A-G4)
             return
-        out.append(Note(t, "bonus_declined", (("seat", seat),)))
+        out.append(Note(t, NoteKind.BONUS_DECLINED, (("seat", seat),)))
         following = contest.offered
         if following is None:
-            out.append(Note(t, "bonus_not_played"))
+            out.append(Note(t, NoteKind.BONUS_NOT_PLAYED))
             self._end_bonus()
             return
-        out.append(Note(t, "bonus_offer", (("seat", following), ("place", contest.place))))
+        out.append(Note(t, NoteKind.BONUS_OFFER, (("seat", following), ("place", contest.place))))
 
     def _judge_bonus(self, t: int, correct: bool, out: list[Decision]) -> None:
         contest = self.bonus
@@ -121,17 +125,19 @@ class BonusRound:
         result = contest.answer(correct)
         number = contest.right + (0 if correct else 1)
         out.append(
-            Note(t, "bonus_answer", (("seat", seat), ("number", number), ("correct", correct)))
+            Note(
+                t, NoteKind.BONUS_ANSWER, (("seat", seat), ("number", number), ("correct", correct))
+            )
         )
         if result is BonusResult.GOES_ON:
             return
         if result is BonusResult.WON:
-            out.append(Note(t, "bonus_won", (("seat", seat), ("prize", "trip"))))
+            out.append(Note(t, NoteKind.BONUS_WON, (("seat", seat), ("prize", "trip"))))
         else:
             # "The leader's score becomes 0 for the Red round" (TV-H-1995-03).
             if self.scores[seat] != 0:
                 self._add(t, seat, -self.scores[seat], out)
-            out.append(Note(t, "bonus_lost", (("seat", seat),)))
+            out.append(Note(t, NoteKind.BONUS_LOST, (("seat", seat),)))
         self._end_bonus()
 
     def _end_bonus(self) -> None:

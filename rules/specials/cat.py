@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from buzzer.arbiter.decisions import Decision, Note
+from buzzer.arbiter.decisions import Decision, Note, NoteKind
 from buzzer.arbiter.machine import SequenceError
 from rules.specials.params import CatPrice, CatRules
 
@@ -45,12 +45,12 @@ class CatInBag:
                 "the cat in the bag must be given to an opponent (TV-S-CAT-1): "
                 f"seat {giver} cannot keep it"
             )
-        out.append(Note(t, "cat_given", (("from", giver), ("to", seat))))
+        out.append(Note(t, NoteKind.CAT_GIVEN, (("from", giver), ("to", seat))))
         if series is not None:
             # TV-S-CAT-5: the editors' sums for picture 1, 2, …: no value to choose.
-            out.append(Note(t, "cat_series", (("values", list(series)),)))
+            out.append(Note(t, NoteKind.CAT_SERIES, (("values", list(series)),)))
         elif rules.price is CatPrice.MIN_OR_MAX:
-            out.append(Note(t, "cat_prices", (("options", [min(prices), max(prices)]),)))
+            out.append(Note(t, NoteKind.CAT_PRICES, (("options", [min(prices), max(prices)]),)))
         return cls(rules, series)
 
     def check_price(self, price: int, prices: Sequence[int]) -> None:
@@ -80,5 +80,5 @@ class CatInBag:
             raise SequenceError(f"all {len(series)} pictures of the series are shown already")
         self.shown += 1
         value = series[self.shown - 1]
-        out.append(Note(t, "cat_picture", (("shown", self.shown), ("value", value))))
+        out.append(Note(t, NoteKind.CAT_PICTURE, (("shown", self.shown), ("value", value))))
         return value

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 
-from buzzer.arbiter.decisions import Decision, Note, Recognized, seconds
+from buzzer.arbiter.decisions import Decision, Note, NoteKind, Recognized, seconds
 from buzzer.arbiter.machine import Arbiter, Phase, SequenceError
 from rules.specials.bidding import Bidding, BiddingRules, BidError, BidOutcome, bidding_order
 
@@ -44,7 +44,9 @@ class StakeQuestion:
         lots = [s for s in sorted(scores, key=lambda s: rng.random())]
         order = bidding_order(opener, scores, lots)  # TV-S-AUC-3, C2003-2.4.6-D4
         stake = cls(Bidding(rules, opener, price, scores, order))
-        out.append(Note(t, "special", (("kind", "stake"), ("opener", opener), ("order", order))))
+        out.append(
+            Note(t, NoteKind.SPECIAL, (("kind", "stake"), ("opener", opener), ("order", order)))
+        )
         forced = stake.bidding.opening_bids()
         if forced is None or len(forced) != 1:
             return stake, False
@@ -56,7 +58,7 @@ class StakeQuestion:
         out.append(
             Note(
                 t,
-                "bid",
+                NoteKind.BID,
                 (("seat", opener), ("amount", forced[0]), ("all_in", all_in), ("forced", True)),
             )
         )
@@ -71,7 +73,7 @@ class StakeQuestion:
         except BidError as exc:
             raise SequenceError(str(exc)) from None
         all_in = amount == scores[seat]
-        out.append(Note(t, "bid", (("seat", seat), ("amount", amount), ("all_in", all_in))))
+        out.append(Note(t, NoteKind.BID, (("seat", seat), ("amount", amount), ("all_in", all_in))))
 
     def pass_(self, seat: int) -> None:
         """A ``pass`` line; its note goes out with the move (:meth:`after_move`)."""
@@ -89,8 +91,8 @@ class StakeQuestion:
             bidding.pick(seat)
         except BidError as exc:
             raise SequenceError(str(exc)) from None
-        out.append(Note(t, "bidder_pick", (("seat", seat), ("tied", tied))))
-        out.append(Note(t, "bid_turn", (("seat", seat),)))
+        out.append(Note(t, NoteKind.BIDDER_PICK, (("seat", seat), ("tied", tied))))
+        out.append(Note(t, NoteKind.BID_TURN, (("seat", seat),)))
 
     def after_move(
         self, arbiter: Arbiter, t: int, out: list[Decision], passed: int | None = None
@@ -101,17 +103,17 @@ class StakeQuestion:
         for seat in bidding.order:
             if seat in bidding.passed and seat not in self.announced_passes:
                 self.announced_passes.add(seat)
-                out.append(Note(t, "pass", (("seat", seat), ("auto", seat != passed))))
+                out.append(Note(t, NoteKind.PASS, (("seat", seat), ("auto", seat != passed))))
         outcome = bidding.outcome
         if outcome is None:
             if bidding.by_button:
                 self._buy_window(arbiter, t, out)
             else:
-                out.append(Note(t, "bid_turn", (("seat", bidding.turn),)))
+                out.append(Note(t, NoteKind.BID_TURN, (("seat", bidding.turn),)))
             return None
         if bidding.by_button and arbiter.phase in (Phase.OPEN, Phase.ANSWERING):
             arbiter.release()  # the buy window, or the floor it gave, is over
-        out.append(Note(t, "stake_won", (("seat", outcome.seat), ("stake", outcome.stake))))
+        out.append(Note(t, NoteKind.STAKE_WON, (("seat", outcome.seat), ("stake", outcome.stake))))
         return outcome
 
     def _buy_window(self, arbiter: Arbiter, t: int, out: list[Decision]) -> None:
@@ -132,7 +134,11 @@ class StakeQuestion:
             return
         closes_at = t + bidding.rules.buy_window_ns
         out.append(
-            Note(t, "buy_window", (("seats", sorted(buyers)), ("closes_at", seconds(closes_at))))
+            Note(
+                t,
+                NoteKind.BUY_WINDOW,
+                (("seats", sorted(buyers)), ("closes_at", seconds(closes_at))),
+            )
         )
         arbiter.open_press_window(t, closes_at, buyers, out)
 
@@ -156,6 +162,6 @@ class StakeQuestion:
         for decision in decided:
             if isinstance(decision, Recognized):
                 self.bidding.claim(decision.seat)
-                out.append(Note(decision.t, "bid_claim", (("seat", decision.seat),)))
+                out.append(Note(decision.t, NoteKind.BID_CLAIM, (("seat", decision.seat),)))
             else:
                 out.append(decision)

@@ -13,6 +13,7 @@ from buzzer.arbiter.decisions import (
     FalseStart,
     Ignored,
     Note,
+    NoteKind,
     QuestionSelected,
     Recognized,
     Score,
@@ -107,7 +108,7 @@ def test_the_signal_and_the_end_of_a_question() -> None:
             WindowClosed(4 * S),
             Chooser(4 * S, 1),
             QuestionSelected(5 * S, 1, 1, 100),
-            Note(6 * S, "game_over", (("winner", 1),)),
+            Note(6 * S, NoteKind.GAME_OVER, (("winner", 1),)),
             Score(7 * S, 1, 100, 100),
         ):
             lamps.apply([WindowOpened(1 * S, 4 * S), Recognized(2 * S, 1)])

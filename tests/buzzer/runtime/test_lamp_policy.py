@@ -24,6 +24,7 @@ from buzzer.arbiter.decisions import (
     FalseStart,
     Ignored,
     Note,
+    NoteKind,
     QuestionSelected,
     ReadingResumed,
     Recognized,
@@ -142,7 +143,7 @@ def wait_until(condition: Callable[[], bool], timeout_s: float = 10.0) -> bool:
 
 def test_TV_H_1995_01_a_buy_claim_lights_the_buyers_podium_and_the_next_window_darkens_it() -> None:
     policy = LampPolicy(3, signal=True)
-    claim = Note(2 * S, "bid_claim", (("seat", 3),))
+    claim = Note(2 * S, NoteKind.BID_CLAIM, (("seat", 3),))
     assert policy.apply([WindowOpened(1 * S, 4 * S), claim]) == [
         LampChange(SIGNAL, ON),
         LampChange(3, ON),
@@ -196,7 +197,7 @@ def test_a_new_window_and_a_resumed_reading_put_out_steady_podiums_only() -> Non
         WindowClosed(6 * S),
         Chooser(6 * S, 1),
         QuestionSelected(6 * S, 1, 2, 200),
-        Note(6 * S, "game_over", (("winner", 2),)),
+        Note(6 * S, NoteKind.GAME_OVER, (("winner", 2),)),
         Score(6 * S, 2, 100, 100),
     ],
     ids=lambda d: d.TYPE,
@@ -215,7 +216,7 @@ def test_the_signal_lamp_goes_off_when_the_question_closes(closing: Decision) ->
     "harmless",
     [
         Score(3 * S, 2, 0, 0),
-        Note(3 * S, "undone", (("line", 4),)),
+        Note(3 * S, NoteKind.UNDONE, (("line", 4),)),
         Tie(3 * S, (1, 3)),
         Ignored(3 * S, 1, "someone_answering", 30),
     ],
@@ -496,7 +497,7 @@ def decision_batches(draw: st.DrawFn) -> list[tuple[list[Decision], dict[str, ob
                 WindowClosed(t),
                 Chooser(t, seat),
                 QuestionSelected(t, 1, 1, 100),
-                Note(t, draw(st.sampled_from(["game_over", "undone"]))),
+                Note(t, draw(st.sampled_from([NoteKind.GAME_OVER, NoteKind.UNDONE]))),
                 Tie(t, (1, 2)),
                 Ignored(t, seat, "window_closed", check=True),  # A-G-D2
             ]
