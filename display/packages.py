@@ -24,12 +24,14 @@ from rules.packages import (
 from rules.packages.locate import load_named_package
 from rules.packages.own import read_media as read_own_media
 from rules.packages.siq import read_media as read_siq_media
-from rules.snapshot import GameSnapshot
+from rules.snapshot import GameSnapshot, StageName
 
 #: Stages of a main-round cell, from its selection to its end.
-_CELL_STAGES = frozenset({"question", "special", "bidding", "cat_give", "cat_price"})
+_CELL_STAGES: frozenset[StageName] = frozenset(
+    {"question", "special", "bidding", "cat_give", "cat_price"}
+)
 #: Stages of the final, for the host's view (:meth:`PackageTexts.host_view`).
-_FINAL_STAGES = frozenset({"final_remove", "final_stakes", "final_judging"})
+_FINAL_STAGES: frozenset[StageName] = frozenset({"final_remove", "final_stakes", "final_judging"})
 
 
 def _host_question(question: Question) -> dict[str, Any]:

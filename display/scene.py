@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     import pygame
 
     from rules.packages import CatParams
-    from rules.snapshot import HostOptions, LiveSnapshot
+    from rules.snapshot import HostOptions, LiveSnapshot, StageName
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -269,7 +269,7 @@ SCREENS = (
     PAUSE,
 )
 
-_BY_STAGE = {
+_BY_STAGE: dict[StageName, str] = {
     "board": BOARD,
     "question": QUESTION,
     "bidding": BIDDING,
@@ -301,4 +301,5 @@ def stage_kind(scene: Scene) -> str:
     snapshot = scene.snapshot
     if snapshot is None:
         return START
-    return _BY_STAGE.get(str(snapshot.get("stage")), BOARD)
+    stage = snapshot.get("stage")
+    return BOARD if stage is None else _BY_STAGE.get(stage, BOARD)

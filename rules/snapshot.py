@@ -19,7 +19,27 @@ Mappings keyed by seat use the seat as a string (JSON objects have string keys).
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Literal, TypedDict
+
+#: Where the game is: a :class:`rules.state.Stage` value, the word the snapshot carries to
+#: the panel and the screens. A ``Literal`` rather than the enum so that the JSON stays a
+#: bare word and a reader comparing ``snapshot["stage"]`` with a misspelt word fails mypy
+#: (strict equality); ``Stage`` declares its values of this type, and a test keeps the two
+#: lists one.
+StageName = Literal[
+    "board",
+    "question",
+    "bidding",
+    "cat_give",
+    "cat_price",
+    "special",
+    "bonus_offer",
+    "bonus",
+    "final_remove",
+    "final_stakes",
+    "final_judging",
+    "over",
+]
 
 
 class BiddingView(TypedDict):
@@ -85,8 +105,7 @@ class GameSnapshot(TypedDict):
 
     rules: str
     players: list[str]
-    #: a :class:`rules.state.Stage` value
-    stage: str
+    stage: StageName
     round: int
     round_name: str
     themes: list[str]

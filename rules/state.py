@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from rules.board import Board
+from rules.snapshot import StageName
 
 
 class SpecialKind(Enum):
@@ -18,6 +19,9 @@ class SpecialKind(Enum):
 
 class Stage(Enum):
     """Where the game is, between questions and inside special procedures."""
+
+    #: Its values are the snapshot's words (so ``stage.value`` is typed as one).
+    _value_: StageName
 
     BOARD = "board"  # waiting for the chooser's select
     QUESTION = "question"  # a question with buttons (the arbiter's)

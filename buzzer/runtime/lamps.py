@@ -85,6 +85,7 @@ from buzzer.arbiter.decisions import (
     WindowClosed,
     WindowOpened,
 )
+from rules.snapshot import StageName
 
 #: The key of the signal lamp; podium lamps are keyed by seat.
 SIGNAL: Final = "signal"
@@ -109,7 +110,7 @@ BLINK_PERIOD_MS: Final = 240
 #: Blinks for a press inside a lockout (the lockout's end is not in that decision).
 LOCKED_BLINKS: Final = 3
 #: Snapshot stages on which no lamp is lit: between questions, and after the game.
-CLOSED_STAGES: Final = frozenset({"board", "over"})
+CLOSED_STAGES: Final[frozenset[StageName]] = frozenset({"board", "over"})
 #: How long a button check (A-G-D2) lights the player's podium lamp.
 CHECK_LAMP_MS: Final = 300
 #: ``Note`` decisions that end the question (and every lamp with it).

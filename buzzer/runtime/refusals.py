@@ -14,27 +14,14 @@ catalogue's ``refusal`` namespace (``buzzer/words/*.json``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from buzzer.words import tr
-from rules.snapshot import GameSnapshot, LiveSnapshot
+from rules.snapshot import GameSnapshot, LiveSnapshot, StageName
 
-STAGES = (
-    "board",
-    "question",
-    "bidding",
-    "cat_give",
-    "cat_price",
-    "special",
-    "bonus_offer",
-    "bonus",
-    "final_remove",
-    "final_stakes",
-    "final_judging",
-    "over",
-)
-STAGE_RU = {stage: tr(f"refusal.stage.{stage}", "ru") for stage in STAGES}
-STAGE_EN = {stage: tr(f"refusal.stage.{stage}", "en") for stage in STAGES}
+STAGES: tuple[StageName, ...] = get_args(StageName)
+STAGE_RU: dict[str, str] = {stage: tr(f"refusal.stage.{stage}", "ru") for stage in STAGES}
+STAGE_EN: dict[str, str] = {stage: tr(f"refusal.stage.{stage}", "en") for stage in STAGES}
 
 
 def say(key: str, **fields: object) -> tuple[str, str]:
@@ -150,11 +137,11 @@ def refused(command: dict[str, Any], snapshot: GameSnapshot, engine: str) -> Mes
 
 def _explain(command: dict[str, Any], snap: GameSnapshot) -> tuple[str, str]:
     kind = command.get("type")
-    stage = str(snap.get("stage"))
+    stage = snap.get("stage")
     phase = snap.get("phase")
     answering = snap.get("answering")
-    where_ru = STAGE_RU.get(stage, stage)
-    where_en = STAGE_EN.get(stage, stage)
+    where_ru = STAGE_RU.get(str(stage), str(stage))
+    where_en = STAGE_EN.get(str(stage), str(stage))
 
     def at_stage(key: str) -> tuple[str, str]:
         """A sentence naming the stage the game is at, in each language."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import types
 import typing
 from pathlib import Path
-from typing import Any, NotRequired, Union, get_args, get_origin, get_type_hints
+from typing import Any, Literal, NotRequired, Union, get_args, get_origin, get_type_hints
 
 import pytest
 
@@ -26,7 +26,7 @@ EXAMPLES = sorted((REPO / "examples").glob("*.jsonl"))
 
 
 def conforms(value: Any, hint: Any, where: str) -> None:
-    """Assert ``value`` has the shape ``hint`` declares (TypedDicts, lists, unions)."""
+    """Assert ``value`` has the shape ``hint`` declares (TypedDicts, lists, unions, literals)."""
     origin = get_origin(hint)
     if origin is NotRequired:
         conforms(value, get_args(hint)[0], where)
@@ -41,6 +41,8 @@ def conforms(value: Any, hint: Any, where: str) -> None:
         raise AssertionError(f"{where}: {value!r} is none of {hint}: {errors}")
     elif hint is type(None):
         assert value is None, f"{where}: {value!r} is not None"
+    elif origin is Literal:  # the stage's words: a bare string, one of them
+        assert type(value) is str and value in get_args(hint), f"{where}: {value!r} not in {hint}"
     elif typing.is_typeddict(hint):
         assert isinstance(value, dict), f"{where}: {value!r} is not an object"
         hints = get_type_hints(hint)
