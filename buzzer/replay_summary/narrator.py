@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from buzzer.arbiter.decisions import NoteKind
 from buzzer.replay_summary.text import clock_text, margin_text, number, signed
 from buzzer.replay_summary.words import TEXT
 from rules.game import GameSetup
@@ -72,7 +73,7 @@ class Narrator:
         #: at that same instant: nobody was left to answer).
         self.state = "open"
         self.wrong_at: object = None
-        self.adjusting: str | None = None
+        self.adjusting: NoteKind | None = None
         self.reason = ""
         self.undone_at: object = None
         self.round_shown = False
@@ -160,7 +161,7 @@ class Narrator:
 
     def take(self, record: Record) -> None:
         kind = str(record.get("type"))
-        if self.adjusting == "undone" and (
+        if self.adjusting is NoteKind.UNDONE and (
             kind not in ("score", "chooser") or record.get("t") != self.undone_at
         ):
             self.adjusting = None  # the undo's own score lines are over
@@ -408,7 +409,7 @@ class Narrator:
             self.bonus_loss = delta  # told by on_bonus_lost, which follows
             return
         fields = {"name": self.name(seat), "delta": signed(delta), "score": number(score)}
-        if self.adjusting == "undone":
+        if self.adjusting is NoteKind.UNDONE:
             self.say("undone_score", **fields)
             return
         if self.adjusting is not None:
@@ -440,7 +441,7 @@ class Narrator:
             self.say("round_chooser", name=self.name(r["seat"]))
 
     def on_correction(self, r: Record) -> None:
-        self.adjusting = "correction"
+        self.adjusting = NoteKind.CORRECTION
         self.reason = " ".join(str(r.get("reason", "")).split()) or "—"
 
     def on_substitute(self, r: Record) -> None:
@@ -452,10 +453,10 @@ class Narrator:
         self.names[seat] = r["in"]
 
     def on_objection(self, r: Record) -> None:
-        self.adjusting = "objection"
+        self.adjusting = NoteKind.OBJECTION
 
     def on_undone(self, r: Record) -> None:
-        self.adjusting = "undone"
+        self.adjusting = NoteKind.UNDONE
         self.undone_at = r["t"]
         self.say("undone", line=r["line"])
 

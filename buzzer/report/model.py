@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from buzzer.arbiter.decisions import NoteKind
 from buzzer.core import InputError
 from buzzer.journal.codec import JournalError, parse_header
 from buzzer.journal.resume import rebuild
@@ -343,7 +344,7 @@ class _Walker:
         self.chooser: int | None = None
         self.count = 0
         self.buying = False
-        self.adjusting: str | None = None
+        self.adjusting: NoteKind | None = None
         self.undone_at: object = None
         self.block: str | None = None  # "bonus" / "final" while one is played
         self.shootout: dict[int, int] | None = None
@@ -362,7 +363,7 @@ class _Walker:
 
     def take(self, r: dict[str, Any]) -> None:
         kind = str(r.get("type"))
-        if self.adjusting == "undone" and (
+        if self.adjusting is NoteKind.UNDONE and (
             kind not in ("score", "chooser") or r.get("t") != self.undone_at
         ):
             self.adjusting = None
@@ -664,13 +665,13 @@ class _Walker:
     # -- the scores -------------------------------------------------------------------
 
     def on_correction(self, r: dict[str, Any]) -> None:
-        self.adjusting = "correction"
+        self.adjusting = NoteKind.CORRECTION
 
     def on_objection(self, r: dict[str, Any]) -> None:
-        self.adjusting = "objection"
+        self.adjusting = NoteKind.OBJECTION
 
     def on_undone(self, r: dict[str, Any]) -> None:
-        self.adjusting = "undone"
+        self.adjusting = NoteKind.UNDONE
         self.undone_at = r.get("t")
 
     def on_score(self, r: dict[str, Any]) -> None:
@@ -685,7 +686,7 @@ class _Walker:
         q = self.current
         if self.adjusting is not None:
             kind = self.adjusting
-            if kind != "undone":
+            if kind is not NoteKind.UNDONE:
                 self.adjusting = None
             if q is not None:
                 q.changes.append(ScoreChange(seat, delta, kind))
