@@ -310,8 +310,8 @@ class NoteKind(StrEnum):
     FINAL_STAKE_IN = "final_stake_in"
     #: Every stake is in (C2003-2.7.3); answers are judged in this order.
     FINAL_QUESTION = "final_question"
-    #: A correction changed the main rounds' result: who plays the final, or who won,
-    #: is decided anew (C2003-2.6, TV-F-1).
+    #: An objection accepted on the main rounds' last question, before the final went on:
+    #: who plays the final, or who won, is decided anew (TOUR-3.7, C2003-2.6, TV-F-1).
     FINAL_RECONSIDERED = "final_reconsidered"
     #: The writing time's end (C2003-2.7.4, TV-F-4); again at a resume (A-G-D1).
     FINAL_TIMER = "final_timer"

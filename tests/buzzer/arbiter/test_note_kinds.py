@@ -89,3 +89,11 @@ def test_a_note_line_is_what_the_bare_word_wrote(kind: NoteKind) -> None:
     assert note.to_json() == json.dumps(plain, ensure_ascii=False)
     assert f"{note.type}" == str(note.type) == kind.value
     assert json.loads(note.to_json())["type"] == kind  # a JSON reader's str equals the member
+
+
+def test_the_journal_doc_lists_every_kind() -> None:
+    """docs/journal.md's table of the full game's output lines has a row for each kind."""
+    text = (REPO / "docs" / "journal.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1] for line in text.splitlines() if line.startswith("| `")}
+    listed = {word.strip(" `") for row in rows for word in row.split(",")}
+    assert {kind.value for kind in NoteKind} - listed == set()
