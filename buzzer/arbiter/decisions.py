@@ -264,7 +264,7 @@ class NoteKind(StrEnum):
     # -- the bonus contest after the Blue round (TV-H-1995-03) --
     #: The contest is offered to this player (place 1: the leader).
     BONUS_OFFER = "bonus_offer"
-    #: This player declined the contest; the next place is offered.
+    #: This player declined the contest; the next place is offered, if any.
     BONUS_DECLINED = "bonus_declined"
     #: This player answers the contest's questions alone.
     BONUS_ACCEPTED = "bonus_accepted"
@@ -278,9 +278,9 @@ class NoteKind(StrEnum):
     BONUS_NOT_PLAYED = "bonus_not_played"
 
     # -- the cat in the bag (TV-S-CAT-*) --
-    #: The cat was given to an opponent (TV-S-CAT-2).
+    #: The cat was given to an opponent (TV-S-CAT-1).
     CAT_GIVEN = "cat_given"
-    #: The values the cat's receiver may choose from (TV-S-CAT-4).
+    #: The values the cat's receiver may choose from: the round's minimum or maximum (TV-S-CAT-2).
     CAT_PRICES = "cat_prices"
     #: A picture-series cat: the values of picture 1, 2, … (TV-S-CAT-5).
     CAT_SERIES = "cat_series"
@@ -317,23 +317,23 @@ class NoteKind(StrEnum):
     FINAL_TIMER = "final_timer"
     #: The writing time is over: the answers are in and judged in this order (C2003-2.7.4).
     FINAL_ANSWERS_IN = "final_answers_in"
-    #: A finalist's stake, revealed as that answer is judged.
+    #: A finalist's stake, revealed as that answer is judged (TV-F-5).
     FINAL_STAKE = "final_stake"
-    #: A tie for first: a one-theme shootout among these players (TV-F-6).
+    #: A tie for first: a one-theme shootout among these players (C2003-2.8, TV-T-1).
     SHOOTOUT_STARTED = "shootout_started"
     #: The shootout's own scores (the game's scores stand).
     SHOOTOUT_SCORE = "shootout_score"
     #: A sport game ends level (SPORT-D): reported to the organiser.
     TIE_FOR_FIRST = "tie_for_first"
-    #: The game is over, and who won (``None``: nobody).
+    #: The game is over, and who won (``None``: nobody, C2003-2.6b).
     GAME_OVER = "game_over"
 
     # -- the host's hand: corrections, undo, pause (A-G-D1) --
-    #: A manual score change with a reason; a ``score`` line follows.
+    #: A manual score change with a reason (TOUR-1.9); a ``score`` line follows.
     CORRECTION = "correction"
-    #: An accepted objection: that seat's wrong verdict becomes right.
+    #: An accepted objection: that seat's wrong verdict becomes right (TOUR-3.7).
     OBJECTION = "objection"
-    #: Another player takes the seat and plays on with its score.
+    #: Another player takes the seat and plays on with its score (SER-CC1-SUB).
     SUBSTITUTE = "substitute"
     #: A host command was undone; ``score`` / ``chooser`` lines give the changes.
     UNDONE = "undone"
