@@ -316,7 +316,7 @@ def test_a_sources_fault_is_an_alert_on_the_hosts_panel_until_it_is_back(
     game.runtime.step()
     (alert,) = [a for a in hub.alerts if a["kind"] == "source"]
     assert alert["source"] == "pins" and "behind the clock" in str(alert["detail"])
-    # The page words it from these, in the host's language (buzzer/words: panel.alert.source.silent).
+    # The page words it from these, in the host's language (panel.alert.source.silent).
     assert alert["why"] == "silent" and alert["ms"] == 1000
     game.pins.mark = game.now()
     game.runtime.step()
