@@ -21,6 +21,7 @@ from buzzer.journal.store import JournalStore
 from buzzer.panel.demo import demo_header
 from buzzer.replay import replay_lines
 from tests.support.cli import svoyak_here, svoyak_here_bytes
+from tests.support.journal_files import lines_of, write_journal
 from tests.support.paths import REPO
 
 ROOT = REPO
@@ -39,18 +40,6 @@ POISONED = [
     {"t": 1.4, "type": "press", "seat": 2},
     {"t": 1.5, "type": "judge", "verdict": "correct"},
 ]
-
-
-def write_journal(path: Path, records: list[dict[str, object]]) -> list[str]:
-    lines = [json.dumps(r, ensure_ascii=False) for r in records]
-    with JournalStore(path) as store:
-        store.append_lines(lines)
-    return lines
-
-
-def lines_of(path: Path) -> list[str]:
-    with JournalStore(path) as store:
-        return list(store.lines())
 
 
 def svoyak(*args: str) -> subprocess.CompletedProcess[str]:

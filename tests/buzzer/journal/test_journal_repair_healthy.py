@@ -6,7 +6,6 @@ old seal and the new one."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -14,10 +13,10 @@ import pytest
 
 from buzzer.journal.repair import HealthyLine, repair
 from buzzer.journal.seal import short
-from buzzer.journal.store import JournalStore
 from buzzer.journal.verify import verify_file
 from buzzer.panel.demo import demo_header
 from tests.support.cli import svoyak_here
+from tests.support.journal_files import lines_of, write_journal
 
 HEADER = {"type": "game", **demo_header("tv-modern"), "settle_ms": 0}
 #: A game whose every line replays; line 4 is a correct answer's press.
@@ -29,18 +28,6 @@ HEALTHY = [
     {"t": 1.4, "type": "press", "seat": 2},
     {"t": 1.5, "type": "judge", "verdict": "correct"},
 ]
-
-
-def write_journal(path: Path, records: list[dict[str, object]]) -> list[str]:
-    lines = [json.dumps(r, ensure_ascii=False) for r in records]
-    with JournalStore(path) as store:
-        store.append_lines(lines)
-    return lines
-
-
-def lines_of(path: Path) -> list[str]:
-    with JournalStore(path, readonly=True) as store:
-        return list(store.lines())
 
 
 @pytest.mark.parametrize("how", ["--skip-line", "--truncate-at"])
