@@ -256,6 +256,29 @@ class Emulator:
         self.press(button, at_us)
         self.release(button, at_us + hold_us)
 
+    def click_after(
+        self, button: int, hold_us: int, *, lead_us: int = 1_000, not_before_us: int = 0
+    ) -> int:
+        """A press ``lead_us`` after one reading of the device's clock (and not before
+        ``not_before_us``), released ``hold_us`` later; returns the press's time.
+
+        Both edges are scheduled under the device's lock, exact as
+        :meth:`press_after`'s: a script preempted between reading the clock and
+        scheduling could otherwise ask for a time the device has already
+        reported past, and the press, stamped late at that horizon, would fall
+        inside the hold-off of the button's last release and never be an event.
+        """
+        if lead_us <= 0 or hold_us <= 0:
+            raise ValueError("lead and hold must be in the device's future (> 0 µs)")
+        if not 0 <= button < self.buttons:
+            raise ValueError(f"no button {button}")
+        with self._lock:
+            at = max(self.now_us() + lead_us, not_before_us)
+            self._push_edge(button, 1, at)
+            self._push_edge(button, 0, at + hold_us)
+        self._kick()
+        return at
+
     def bounce(self, button: int, at_us: int, gaps_us: list[int]) -> None:
         """A bouncing contact: the level flips at ``at_us`` and after each gap."""
         level = 1

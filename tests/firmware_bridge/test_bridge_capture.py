@@ -327,3 +327,36 @@ def test_an_edge_scripted_behind_a_heartbeat_is_stamped_just_past_it() -> None:
         assert emulator.late_edges == 1
     finally:
         emulator.stop()
+
+
+def test_a_click_scheduled_under_the_lock_is_exact_where_a_stale_reading_is_lost() -> None:
+    """A script that read the clock, was preempted, then scheduled a click asked for
+    a time the device has reported past: both edges are stamped late at the same
+    instant, a press of no length, and the firmware sends nothing (a test waiting
+    for them waits forever). ``click_after`` reads the clock and schedules under
+    the device's lock: the same stall loses nothing, every stamp is the scripted one."""
+    holdoff = 2_000
+    hold = holdoff + 500
+    emulator, clock, slave = _emulated(buttons=2, holdoff_us=holdoff)
+    try:
+        first = emulator.click_after(0, hold)
+        free_at = first + 2 * hold
+        stale = max(emulator.now_us() + 1_000, free_at)
+        _run(emulator, clock, slave, stale + 10_000)  # preempted past the time it chose
+        emulator.click(0, stale, hold_us=hold)
+        messages = _run(emulator, clock, slave, emulator.now_us() + 10_000)
+        edges = [m for m in messages if isinstance(m, p.Press | p.Release)]
+        assert edges == []
+        assert emulator.late_edges == 2
+        at = emulator.click_after(0, hold, not_before_us=free_at)
+        assert at > stale + 10_000  # a fresh reading: past the stall, in the future
+        messages = _run(emulator, clock, slave, at + 10_000)
+        fresh = [
+            (type(m).__name__, m.ticks)
+            for m in messages
+            if isinstance(m, p.Press | p.Release) and not m.flags & logic.FLAG_RESENT
+        ]
+        assert fresh == [("Press", at % PERIOD), ("Release", (at + hold) % PERIOD)]
+        assert emulator.late_edges == 2
+    finally:
+        emulator.stop()

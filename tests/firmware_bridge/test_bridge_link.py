@@ -174,7 +174,7 @@ def test_events_beyond_the_device_ring_are_reported_lost() -> None:
 
 
 def test_a_device_restart_is_a_new_boot(link: BridgeLink, emulator: Emulator) -> None:
-    emulator.click(0, emulator.now_us(), hold_us=20_000)
+    emulator.click_after(0, 20_000)
     take(link.events, 2)
     old_boot = emulator.boot_id
     emulator.power_cycle()
@@ -217,7 +217,7 @@ def test_bounce_gives_one_press(link: BridgeLink, emulator: Emulator) -> None:
 
 def test_presses_from_before_the_host_started_are_not_delivered() -> None:
     with Emulator() as emulator:
-        emulator.click(0, emulator.now_us(), 1_000)
+        emulator.click_after(0, 1_000)
         wait_for(lambda: emulator.pending_edges() == 0, "the early press")
         time.sleep(0.01)
         with BridgeLink(config(emulator)) as link:

@@ -235,9 +235,8 @@ def test_a_pico_button_beyond_the_players_is_no_seat_and_the_host_is_told(
     journaled as a seat; the link counts it, the journal holds a fault line that
     names it, and the host's panel shows which button it was."""
     with pico_game(tmp_path, 3, buttons=8, lamps=8) as (controller, runtime, emu, attached, hub):
-        at = emu.now_us() + 5_000
-        emu.click(5, at, hold_us=20_000)
-        emu.click(1, at + 40_000, hold_us=20_000)  # and a seated one after it
+        at = emu.click_after(5, 20_000, lead_us=5_000)
+        emu.click_after(1, 20_000, not_before_us=at + 40_000)  # and a seated one after it
         _wait(lambda: attached.link.stats().events >= 4, "the four edges")
         _wait(lambda: sum(r["type"] == "press" for r in _lines(controller)) == 1, "the press")
         assert runtime.settle(10)
@@ -250,7 +249,7 @@ def test_a_pico_button_beyond_the_players_is_no_seat_and_the_host_is_told(
         (alert,) = _source_alerts(hub, "unseated")
         assert (alert["button"], alert["seats"]) == (6, 3)
         # Pressed again: counted, no second alert (once per button).
-        emu.click(5, emu.now_us() + 5_000, hold_us=20_000)
+        emu.click_after(5, 20_000, lead_us=5_000)
         _wait(lambda: attached.link.stats().unseated == 4, "the second click")
         assert len(_source_alerts(hub, "unseated")) == 1
 

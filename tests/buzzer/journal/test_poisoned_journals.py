@@ -93,9 +93,8 @@ class Device:
 
     def click(self, button: int) -> None:
         """A press and its release, one after another: never inside a hold-off."""
-        at = max(self.emulator.now_us() + 1_000, self._free_at)
         hold = HOLDOFF_US + 500
-        self.emulator.click(button, at, hold_us=hold)
+        at = self.emulator.click_after(button, hold, not_before_us=self._free_at)
         self._free_at = at + hold + HOLDOFF_US + 500
         self.clicks.append(button)
 
@@ -291,6 +290,7 @@ def test_whatever_the_live_path_accepts_the_journal_replays(
             )
 
         wait_for(lambda: device.emulator.pending_edges() == 0, "the device's edges")
+        assert device.emulator.late_edges == 0  # every click is the scripted one: two events
         wait_for(lambda: attached.link.stats().events >= edges, "every edge at the host")
         wait_for(lambda: pico_lines() == (len(seated), len(seated)), "the seated presses")
         assert runtime.settle(TIMEOUT)
