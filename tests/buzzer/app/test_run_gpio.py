@@ -31,6 +31,15 @@ class Alerts:
         self.stuck.append((seat, "freed"))
 
 
+def lamp_becomes(attached: Any, lamp: int | str, state: str) -> None:
+    """The lamps follow a decision on the runtime's thread just after the state moves:
+    a test that saw the state waits (up to 10 s) for the lamp, then asserts it."""
+    deadline = time.monotonic() + 10
+    while attached.lamps.state[lamp] != state and time.monotonic() < deadline:
+        time.sleep(0.002)
+    assert attached.lamps.state[lamp] == state
+
+
 def host(runtime: Runtime, *makes: Any) -> None:
     """Host commands, each stamped now and applied by the running runtime."""
     for make in makes:
@@ -62,7 +71,7 @@ def test_a_mock_pin_edge_is_journaled_decided_and_lights_the_lamp(tmp_path: Path
         seat_two.drive_low()  # player 2 presses
         snapshot = wait_for(lambda s: s["answering"] == 2, controller)
         assert snapshot["answering"] == 2
-        assert attached.lamps.state[2] == "on"
+        lamp_becomes(attached, 2, "on")
         assert attached.lamps.state[1] == "off"
         types = [line.split('"type": "')[1].split('"')[0] for line in controller.store.lines()]
         types = [kind for kind in types if kind != "tick"]
@@ -117,14 +126,15 @@ def test_lamps_go_out_when_a_sport_question_closes_with_nobody_right(tmp_path: P
         wait_for(lambda s: s["phase"] == "open", controller)
         factory.pin(pinmap.players[1].pin).drive_low()
         wait_for(lambda s: s["answering"] == 1, controller)
-        assert attached.lamps.state[1] == "on"
+        lamp_becomes(attached, 1, "on")
         host(runtime, lambda t: Judge(t, False))
         factory.pin(pinmap.players[2].pin).drive_low()
         wait_for(lambda s: s["answering"] == 2, controller)
         host(runtime, lambda t: Judge(t, False))  # both wrong: the question closes
         wait_for(lambda s: s["stage"] == "board", controller)
-        assert attached.lamps.state[1] == "off" and attached.lamps.state[2] == "off"
-        assert attached.lamps.state["signal"] == "off"  # it was lit at the signal
+        lamp_becomes(attached, 1, "off")
+        lamp_becomes(attached, 2, "off")
+        lamp_becomes(attached, "signal", "off")  # it was lit at the signal
     finally:
         attached.close()
         runtime.stop()
@@ -177,19 +187,13 @@ def test_A_G_D2_a_press_on_the_board_is_journaled_lights_its_lamp_and_decides_no
     attached = attach_gpio(runtime, pinmap, factory, Alerts())
     try:
         factory.pin(pinmap.players[3].pin).drive_low()  # player 3 tries the button
-        deadline = time.monotonic() + 10
-        while attached.lamps.state[3] != "on" and time.monotonic() < deadline:
-            time.sleep(0.005)
-        assert attached.lamps.state[3] == "on"
+        lamp_becomes(attached, 3, "on")
         assert any('"type": "press"' in line for line in controller.store.lines())
         snapshot = controller.snapshot()
         assert snapshot["stage"] == "board" and set(snapshot["scores"].values()) == {0}
         host(runtime, lambda t: Select(t, 1, 100))
         wait_for(lambda s: s["stage"] == "question", controller)
-        deadline = time.monotonic() + 10  # the listeners run just after the snapshot moves
-        while attached.lamps.state[3] != "off" and time.monotonic() < deadline:
-            time.sleep(0.005)
-        assert attached.lamps.state[3] == "off"
+        lamp_becomes(attached, 3, "off")
     finally:
         attached.close()
         runtime.stop()
