@@ -480,7 +480,10 @@ def test_a_heartbeat_with_impossible_counters_eats_no_press(
                 (Release, 3),
             ]
             stats = link.stats()
-            assert stats.lost == 0 and stats.duplicates == 0 and stats.bad_counters == 1
+            # A resend the ACK came too late to spare (a busy machine) is a
+            # duplicate, dropped: none is delivered twice, none is lost.
+            assert stats.lost == 0 and stats.bad_counters == 1
+            assert stats.events == 6 and link.events.empty()
 
 
 def test_a_forged_hello_cannot_declare_later_presses_old() -> None:
