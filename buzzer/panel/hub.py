@@ -447,17 +447,18 @@ class PanelHub:
 
     def _live_alerts(self) -> list[dict[str, Any]]:
         """The alerts to show now: a transient one (a false start, a late press) only
-        within its time of the game clock (:data:`TRANSIENT_ALERTS_NS`)."""
+        within its time of the game clock (:data:`TRANSIENT_ALERTS_NS`), which it
+        carries as ``ttl_ms`` so that the pages take it down on time from this one
+        policy (they hold no copy of it)."""
         now = self.controller.now()
-        return [
-            a
-            for a in list(self.alerts)
-            if not (
-                a["kind"] in TRANSIENT_ALERTS_NS
-                and isinstance(a.get("t"), int)
-                and now - a["t"] > TRANSIENT_ALERTS_NS[a["kind"]]
-            )
-        ]
+        live: list[dict[str, Any]] = []
+        for alert in list(self.alerts):
+            ttl_ns = TRANSIENT_ALERTS_NS.get(alert["kind"])
+            if ttl_ns is None:
+                live.append(alert)
+            elif not (isinstance(alert.get("t"), int) and now - alert["t"] > ttl_ns):
+                live.append({**alert, "ttl_ms": ttl_ns // 1_000_000})
+        return live
 
     def _clear_source_state(self, source: str) -> None:
         """Take down the source's "silent"/"offline" alerts (it proves its time again)."""

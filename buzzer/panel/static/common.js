@@ -178,12 +178,12 @@ const Svoyak = (() => {
     });
   }
 
-  /* How long a transient alert shows (ms), on every page: a reload included. Its age
-     is the game clock's (the server's: a tablet's own clock may differ), from the
-     alert's `t`; an alert without one (a stuck button) stays until taken down. */
-  const ALERT_TTL_MS = { false_start: 8000, late: 30000 };
+  /* How long a transient alert shows (ms), on every page: a reload included. The
+     server says it (`ttl_ms`, its one policy); its age is the game clock's (the
+     server's: a tablet's own clock may differ), from the alert's `t`; an alert
+     without a ttl (a stuck button) stays until taken down. */
   function alertLive(alert, firstSeen, ttlMs) {
-    const ttl = ttlMs ?? ALERT_TTL_MS[alert.kind];
+    const ttl = ttlMs ?? alert.ttl_ms;
     if (ttl === undefined) return true;
     if (typeof alert.t === "number") return (gameNow() - alert.t) / 1e6 <= ttl;
     if (!firstSeen.has(alert.id)) firstSeen.set(alert.id, performance.now());
