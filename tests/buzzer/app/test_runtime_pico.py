@@ -290,19 +290,23 @@ def test_presses_the_pico_had_to_drop_are_an_alert_that_outlives_the_reconnect(
     ):
         emu.unplug()
         _wait(lambda: not attached.link.connected, "the host to notice")
-        start = emu.now_us() + 1_000
-        for i in range(5):  # 10 events into a ring of 4: 6 dropped
-            emu.click(i % 3, start + i * 30_000, hold_us=12_000)
+        start = emu.click_after(0, 12_000)
+        for i in range(1, 5):  # 10 events into a ring of 4: 6 dropped
+            emu.click_after(i % 3, 12_000, not_before_us=start + i * 30_000)
         _wait(lambda: emu.pending_edges() == 0, "the presses")
         emu.replug()
         _wait(lambda: attached.link.stats().lost == 6, "the loss counted")
         _wait(lambda: _source_alerts(hub, "lost"), "the loss alert")
         _wait(lambda: runtime.faulted == frozenset(), "the Pico proving its time again")
-        time.sleep(0.3)
-        # The "silent" alert of the unplug is down; the loss is not.
+        # The "silent" alert of the unplug goes down (a loaded machine may stall the
+        # link again after the replug: a new "silent" that its own "back" takes down);
+        # the loss stays.
+        _wait(
+            lambda: not _source_alerts(hub, "silent") and not _source_alerts(hub, "offline"),
+            "the silent alert taken down",
+        )
         (alert,) = _source_alerts(hub, "lost")
         assert alert["count"] == 6
-        assert _source_alerts(hub, "silent") == [] and _source_alerts(hub, "offline") == []
 
 
 def test_a_pico_with_fewer_buttons_than_players(tmp_path: Path) -> None:
