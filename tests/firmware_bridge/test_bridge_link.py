@@ -125,11 +125,11 @@ def test_lamp_commands_reach_the_device(link: BridgeLink, emulator: Emulator) ->
 def test_unplug_and_replug_mid_stream_loses_and_duplicates_nothing(
     link: BridgeLink, emulator: Emulator
 ) -> None:
-    start = emulator.now_us() + 20_000
     clicks = 30
     hold = 12_000  # longer than the 10 ms hold-off, so the release is its own edge
-    for i in range(clicks):  # a press every 15 ms on rotating buttons, over ~450 ms
-        emulator.click(i % 8, start + i * 15_000, hold_us=hold)
+    start = emulator.click_after(0, hold, lead_us=20_000)
+    for i in range(1, clicks):  # a press every 15 ms on rotating buttons, over ~450 ms
+        emulator.click_after(i % 8, hold, not_before_us=start + i * 15_000)
     wait_for(lambda: emulator.now_us() > start + 100_000, "the stream to be under way")
     emulator.unplug()
     wait_for(lambda: not link.connected, "the host to notice")
@@ -157,9 +157,9 @@ def test_events_beyond_the_device_ring_are_reported_lost() -> None:
         assert link.wait_connected(TIMEOUT)
         emulator.unplug()
         wait_for(lambda: not link.connected, "the host to notice")
-        start = emulator.now_us() + 1_000
-        for i in range(5):  # 10 events into a ring of 4
-            emulator.click(i, start + i * 20_000, hold_us=10_000)
+        start = emulator.click_after(0, 10_000)
+        for i in range(1, 5):  # 10 events into a ring of 4
+            emulator.click_after(i, 10_000, not_before_us=start + i * 20_000)
         wait_for(lambda: emulator.pending_edges() == 0, "the presses")
         emulator.replug()
         got = take(link.events, 4)
