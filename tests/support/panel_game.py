@@ -207,6 +207,10 @@ def remove_to_one(rig: Rig, commands: Commands) -> dict[str, Any]:
         )
 
 
+#: A long answer window and answer time: nothing moves on by itself mid-test.
+STILL: dict[str, Any] = {"window_s": 600, "answer_time_s": 600}
+
+
 # -- the browser ------------------------------------------------------------------
 
 CHROMIUM = Path(os.environ.get("SVOYAK_CHROMIUM", "/usr/bin/chromium"))
@@ -231,6 +235,14 @@ def chromium() -> Iterator[Any]:
             yield browser
         finally:
             browser.close()
+
+
+def shoot(page: Any, name: str, *, prefix: str = "", full_page: bool = False) -> None:
+    """``SVOYAK_PANEL_SHOTS=dir``: a screenshot of the page saved there, to look at."""
+    folder = os.environ.get("SVOYAK_PANEL_SHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{prefix}{name}.png"), full_page=full_page)
 
 
 def host_page(browser: Any, rig: Rig, viewport: dict[str, int] = TABLET) -> Any:

@@ -6,7 +6,6 @@ Each test failed before its fix.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import pytest
 
 from tests.support.panel_game import (
     STAKE_CELL,
+    STILL,
     TABLET,
     board_package,
     chromium,
@@ -23,25 +23,16 @@ from tests.support.panel_game import (
     package_rig,
     press,
     remove_to_one,
+    shoot,
     wait_stage,
 )
 from tests.support.panel_support import Commands
-
-STILL = {"window_s": 600, "answer_time_s": 600}
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     with chromium() as browser:
         yield browser
-
-
-def shoot(page: Any, name: str) -> None:
-    """``SVOYAK_PANEL_SHOTS=dir``: a screenshot of the page there, to look at."""
-    folder = os.environ.get("SVOYAK_PANEL_SHOTS")
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-        page.screenshot(path=os.path.join(folder, f"defects-{name}.png"))
 
 
 def two_rounds() -> dict[str, Any]:
@@ -92,7 +83,7 @@ def test_the_log_names_each_question_by_its_own_round_and_each_verdict_by_whose(
         # The verdict says whose.
         verdict = next(e for e in entries if "Верно" in e)
         assert "Верно: Борис" in verdict, entries
-        shoot(page, "log-tablet")
+        shoot(page, "log-tablet", prefix="defects-")
 
         # The undo's question says what will be undone, not a journal line.
         asked: list[str] = []
@@ -192,11 +183,11 @@ def test_the_final_s_question_and_answer_need_no_scroll_on_a_tablet(
         page.wait_for_selector("#dock[data-stage='final_judging'] #judge-wrong")
         wanted = [("#question-text .answer", "whole"), ("#question-text .text", "start")]
         assert unscrolled(page, *wanted) == []
-        shoot(page, "final-question-tablet")
+        shoot(page, "final-question-tablet", prefix="defects-")
         commands.ok({"type": "reading_end"})  # the 30 s to write: the dock grows a line
         page.wait_for_selector("#final-timer")
         assert unscrolled(page, *wanted, ("#final-timer", "whole")) == []
-        shoot(page, "final-timer-tablet")
+        shoot(page, "final-timer-tablet", prefix="defects-")
         assert page.errors == []
 
 
@@ -208,7 +199,7 @@ def test_an_auction_s_answer_needs_no_scroll_on_a_tablet(browser: Any, tmp_path:
         wait_stage(page, "special")  # every score 0: the opener plays for the nominal
         page.wait_for_selector("#auction-note")
         assert unscrolled(page, ("#question-text .answer", "whole")) == []
-        shoot(page, "auction-tablet")
+        shoot(page, "auction-tablet", prefix="defects-")
         assert page.errors == []
 
 
@@ -246,7 +237,7 @@ def test_the_round_change_shows_the_next_round_s_six_themes_without_a_scroll(
         page.wait_for_selector(".cell[data-theme='6'][data-price='1000']")
         rows = [(f".board-row:nth-child({n}) .theme", "whole") for n in range(1, 7)]
         cells = [(f".cell[data-theme='{n}'][data-price='1000']", "whole") for n in range(1, 7)]
-        shoot(page, f"round-change-{'simulated' if simulate else 'real'}-tablet")
+        shoot(page, f"round-change-{'simulated' if simulate else 'real'}-tablet", prefix="defects-")
         assert unscrolled(page, ("#chooser", "whole"), *rows, *cells) == []
         assert page.errors == []
 
@@ -387,7 +378,7 @@ def test_a_countdown_at_zero_stays_on_one_line(browser: Any, tmp_path: Path) -> 
         # once out, the line says so (test_panel_trial_fixes), on one line too
         page.wait_for_selector("#final-timer[data-out]")
         lines = page.eval_on_selector("#final-timer", "n => n.getClientRects().length")
-        shoot(page, "final-timer-zero-tablet")
+        shoot(page, "final-timer-zero-tablet", prefix="defects-")
         assert lines == 1, page.inner_text("#final-timer")
         assert page.errors == []
 
@@ -411,7 +402,7 @@ def test_a_revealed_stake_covers_nothing_of_the_final_s_question(
         name = ["Анна", "Борис", "Вера"][first - 1]
         revealed = page.inner_text("#stake-revealed")
         assert name in revealed and str(first * 10 + 40) in revealed, revealed
-        shoot(page, "final-revealed-tablet")
+        shoot(page, "final-revealed-tablet", prefix="defects-")
         covered = page.evaluate(
             """() => {
                 const bottom = document.getElementById("dock").getBoundingClientRect().top;

@@ -20,6 +20,7 @@ from tests.support.panel_game import (
     CAT_CELL,
     FINAL_THEMES,
     STAKE_CELL,
+    STILL,
     answer_of,
     board_package,
     comment_of,
@@ -32,8 +33,6 @@ from tests.support.panel_game import (
     to_final,
 )
 from tests.support.panel_support import Commands, Rig
-
-STILL = {"window_s": 600, "answer_time_s": 600}
 
 
 def texts(package: dict[str, Any]) -> PackageTexts:

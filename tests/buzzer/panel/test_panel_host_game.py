@@ -23,6 +23,7 @@ from tests.support.panel_game import (
     PLAYERS,
     SPONSOR_CELL,
     STAKE_CELL,
+    STILL,
     TABLET,
     answer_of,
     board_package,
@@ -41,9 +42,6 @@ from tests.support.panel_game import (
     wait_stage,
 )
 from tests.support.panel_support import PIN, Commands
-
-# A long answer window and answer time: nothing moves on by itself mid-test.
-STILL = {"window_s": 600, "answer_time_s": 600}
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,6 @@ screenshot of every screen there (``-full``: the whole page), to look at.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from tests.support.panel_game import (
     PHONE,
     SPONSOR_CELL,
     STAKE_CELL,
+    STILL,
     TABLET,
     board_package,
     chromium,
@@ -44,11 +44,11 @@ from tests.support.panel_game import (
     package_rig,
     press,
     remove_to_one,
+    shoot,
     to_final,
 )
 from tests.support.panel_support import Commands, Rig
 
-STILL = {"window_s": 600, "answer_time_s": 600}
 #: Who answers, the countdown and the verdicts: in reach without a scroll.
 ANSWERING = ("#judge-correct", "#judge-wrong", "#answering-name", "#answering-box .countdown")
 
@@ -177,14 +177,10 @@ def browser() -> Iterator[Any]:
         yield browser
 
 
-def shoot(name: str, size: str, page: Any) -> None:
+def shoot_both(name: str, size: str, page: Any) -> None:
     """``SVOYAK_PANEL_SHOTS=dir``: the screen and the whole page saved there."""
-    shots = os.environ.get("SVOYAK_PANEL_SHOTS")
-    if shots:
-        folder = Path(shots)
-        folder.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(folder / f"{name}-{size}.png"))
-        page.screenshot(path=str(folder / f"{name}-{size}-full.png"), full_page=True)
+    shoot(page, f"{name}-{size}")
+    shoot(page, f"{name}-{size}-full", full_page=True)
 
 
 class Screens:
@@ -211,7 +207,7 @@ class Screens:
             self.shoot(name, size, page)
 
     def shoot(self, name: str, size: str, page: Any) -> None:
-        shoot(name, size, page)
+        shoot_both(name, size, page)
 
     def steady(self, name: str, *selectors: str, lines: str | None = None) -> None:
         """The controls named never need a scroll on either page (:data:`STEADY`);
@@ -483,7 +479,7 @@ def test_the_pin_pad_has_three_equal_columns(browser: Any, tmp_path: Path, lang:
             if lang == "en":
                 page.click("#lang-btn")
                 page.wait_for_selector("html[lang='en']")
-            shoot(f"login-{lang}", size, page)
+            shoot_both(f"login-{lang}", size, page)
             found = page.evaluate(PINPAD)
             assert found["keys"] == 12, size
             assert found["problems"] == [], f"the PIN pad on the {size} ({lang}): {found}"

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from tests.support.live_run import served
-from tests.support.panel_game import PHONE, TABLET, TIMEOUT_MS, chromium
+from tests.support.panel_game import PHONE, TABLET, TIMEOUT_MS, chromium, shoot
 from tests.support.paths import REPO
 
 #: ``svoyak run --headless`` on 127.0.0.1 (tests/support/live_run.py), no journal.
@@ -73,14 +73,6 @@ FITS = """
 """
 
 
-def shoot(page: Any, name: str) -> None:
-    """``SVOYAK_PANEL_SHOTS=dir``: a screenshot of the page there, to look at."""
-    folder = os.environ.get("SVOYAK_PANEL_SHOTS")
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-        page.screenshot(path=os.path.join(folder, f"simulate-{name}.png"))
-
-
 def score(page: Any, seat: int) -> str:
     text: str = page.inner_text(f".player[data-seat='{seat}'] .score")
     return text
@@ -97,7 +89,7 @@ def test_a_new_host_plays_a_headless_trial_from_the_panel_alone(browser: Any) ->
         assert [p.inner_text().split("\n")[0] for p in presses] == ["Анна", "Борис", "Вера"]
         assert len(page.query_selector_all("#simulate .sim-stuck")) == 3
         assert page.evaluate(FITS) == [], "tablet"
-        shoot(page, "board-tablet")
+        shoot(page, "board-tablet", prefix="simulate-")
 
         # A question, played from the page: the chooser's cell, the reading, the signal,
         # Борис's button, the floor, the verdict.
@@ -106,7 +98,7 @@ def test_a_new_host_plays_a_headless_trial_from_the_panel_alone(browser: Any) ->
         page.wait_for_selector("#phase[data-phase='reading']")
         page.click("#reading-end")
         page.wait_for_selector("#phase[data-phase='open']")
-        shoot(page, "open-tablet")
+        shoot(page, "open-tablet", prefix="simulate-")
         page.click("#sim-press-2")
         page.wait_for_selector("#answering-name[data-seat='2']")
         assert page.inner_text("#answering-name") == "Борис"
@@ -121,7 +113,7 @@ def test_a_new_host_plays_a_headless_trial_from_the_panel_alone(browser: Any) ->
         page.click("#sim-stuck-3")
         page.wait_for_selector(".alert.stuck[data-seat='3']")
         assert "Кнопка залипла: Вера" in page.inner_text("#alerts")
-        shoot(page, "stuck-tablet")
+        shoot(page, "stuck-tablet", prefix="simulate-")
         assert page.inner_text("#sim-stuck-3") == "отпустить"
         page.click("#sim-stuck-3")
         page.wait_for_selector(".alert.stuck", state="detached")
@@ -139,12 +131,12 @@ def test_a_new_host_plays_a_headless_trial_from_the_panel_alone(browser: Any) ->
         page.set_viewport_size(PHONE)
         page.wait_for_timeout(100)
         assert page.evaluate(FITS) == [], "phone"
-        shoot(page, "board-phone-en")
+        shoot(page, "board-phone-en", prefix="simulate-")
         page.click("#lang-btn")
         page.click(".cell[data-theme='2'][data-price='100']")
         page.wait_for_selector("#phase[data-phase='selected']")
         assert page.evaluate(FITS) == [], "phone, a question"
-        shoot(page, "question-phone")
+        shoot(page, "question-phone", prefix="simulate-")
         assert page.errors == []
         page.context.close()
 

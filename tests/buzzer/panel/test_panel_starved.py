@@ -24,10 +24,16 @@ import pytest
 from buzzer.arbiter.events import Press
 from buzzer.replay import replay_lines
 from buzzer.runtime.runtime import Runtime
-from tests.support.panel_game import board_package, chromium, host_page, open_question, package_rig
+from tests.support.panel_game import (
+    STILL,
+    board_package,
+    chromium,
+    host_page,
+    open_question,
+    package_rig,
+)
 from tests.support.panel_support import Commands, Rig, wait_for
 
-STILL = {"window_s": 600, "answer_time_s": 600}
 STARVED_S = 0.8
 
 

@@ -15,10 +15,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.panel_game import chromium, host_page, package_rig, press
+from tests.support.panel_game import STILL, chromium, host_page, package_rig, press
 from tests.support.panel_support import Commands, Rig
-
-STILL = {"window_s": 600, "answer_time_s": 600}
 
 
 @pytest.fixture(scope="module")

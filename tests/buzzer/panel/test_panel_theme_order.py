@@ -9,9 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.panel_game import chromium, host_page, package_rig
-
-STILL = {"window_s": 600, "answer_time_s": 600}
+from tests.support.panel_game import STILL, chromium, host_page, package_rig
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from tests.buzzer.panel.test_panel_defects import to_final_without_presses
 from tests.support.panel_game import (
     CAT_CELL,
     PHONE,
+    STILL,
     TABLET,
     TIMEOUT_MS,
     board_package,
@@ -35,24 +35,16 @@ from tests.support.panel_game import (
     final_package,
     host_page,
     package_rig,
+    shoot,
     wait_stage,
 )
 from tests.support.panel_support import PIN, Commands
-
-STILL = {"window_s": 600, "answer_time_s": 600}
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     with chromium() as browser:
         yield browser
-
-
-def shoot(page: Any, name: str) -> None:
-    shots = os.environ.get("SVOYAK_PANEL_SHOTS")
-    if shots:
-        Path(shots).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(shots) / f"trial-{name}.png"), full_page=True)
 
 
 def plain_page(browser: Any, url: str, viewport: dict[str, int]) -> Any:
@@ -107,7 +99,7 @@ def test_the_viewers_page_on_a_phone_reads_every_score_whole(browser: Any, tmp_p
                 "200",
                 "-200",
             ], texts
-            shoot(page, f"view-scores-phone-{lang}")
+            shoot(page, f"view-scores-phone-{lang}", prefix="trial-", full_page=True)
             assert page.evaluate(SCORES_WHOLE) == [], lang
             assert page.errors == []
             page.context.close()
@@ -161,7 +153,7 @@ def test_a_special_question_s_four_buttons_break_no_word(
         page.wait_for_selector("#dock #special-read")
         assert page.locator("#dock .actions .big").count() >= 3
         page.wait_for_timeout(100)
-        shoot(page, f"special-buttons-{lang}")
+        shoot(page, f"special-buttons-{lang}", prefix="trial-", full_page=True)
         assert page.evaluate(LABELS) == [], lang
         assert page.errors == []
 
@@ -173,7 +165,7 @@ def test_buttons_open_is_said_once(browser: Any, tmp_path: Path) -> None:
         commands.ok({"type": "select", "theme": 1, "price": 100})
         commands.ok({"type": "reading_end"})
         page.wait_for_selector("#phase[data-phase='open'] .countdown")
-        shoot(page, "open-once")
+        shoot(page, "open-once", prefix="trial-", full_page=True)
         text = page.inner_text("#stage")
         assert text.count("Кнопки открыты") == 1, text
         assert "Кнопки открыты ещё" in page.inner_text("#phase")
@@ -195,7 +187,7 @@ def test_the_final_s_writing_time_says_when_it_is_out(browser: Any, tmp_path: Pa
         assert "Время на запись ответа" in page.inner_text("#final-timer")
         # once the time is out, the line says so (the timer's own second, waited out)
         page.wait_for_selector("#final-timer[data-out]")
-        shoot(page, "final-time-out")
+        shoot(page, "final-time-out", prefix="trial-", full_page=True)
         line = page.inner_text("#final-timer")
         assert line == "Время вышло", line
         assert page.query_selector("#final-timer .countdown") is None
@@ -226,7 +218,7 @@ def test_the_login_clears_its_refusal_and_says_how_many_digits(
         page.wait_for_selector("#login-error:text-matches('6')")
         short = page.inner_text("#login-error")
         assert "6 цифр" in short, short
-        shoot(page, "login-short")
+        shoot(page, "login-short", prefix="trial-", full_page=True)
         # typing again takes the refusal down
         page.click("[data-digit='4']")
         assert page.inner_text("#login-error") == ""
