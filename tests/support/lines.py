@@ -1,4 +1,5 @@
-"""Journal input lines for tests: one small builder per input type."""
+"""Journal input lines for tests: one small builder per input type, and the two
+readers every replay test wants: the result line and the line the replay refuses."""
 
 from __future__ import annotations
 
@@ -7,6 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from buzzer.journal.codec import JournalError
+from tests.conftest import run
 from tests.support.paths import REPO
 
 ROOT = REPO
@@ -65,3 +70,60 @@ def replay_cli(tmp_path: Path, lines: list[str]) -> subprocess.CompletedProcess[
         cwd=ROOT,
         timeout=60,
     )
+
+
+# -- special questions, the final round, objections ------------------------------------
+
+
+def pas(t: float, seat: int) -> dict[str, Any]:
+    return {"t": t, "type": "pass", "seat": seat}
+
+
+def cat_give(t: float, seat: int) -> dict[str, Any]:
+    return {"t": t, "type": "cat_give", "seat": seat}
+
+
+def cat_price(t: float, price: int) -> dict[str, Any]:
+    return {"t": t, "type": "cat_price", "price": price}
+
+
+def remove(t: float, theme: int, seat: int | None = None) -> dict[str, Any]:
+    event: dict[str, Any] = {"t": t, "type": "final_remove", "theme": theme}
+    if seat is not None:
+        event["seat"] = seat
+    return event
+
+
+def stake(t: float, seat: int, amount: int) -> dict[str, Any]:
+    return {"t": t, "type": "final_stake", "seat": seat, "amount": amount}
+
+
+def fjudge(t: float, verdict: str, seat: int | None = None) -> dict[str, Any]:
+    event: dict[str, Any] = {"t": t, "type": "final_judge", "verdict": verdict}
+    if seat is not None:
+        event["seat"] = seat
+    return event
+
+
+def read_final(t: float) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The host reads the final question from ``t`` for a second: the answers are in 30 s on."""
+    return rs(t), re_(t + 1.0)
+
+
+def objection(t: float, seat: int) -> dict[str, Any]:
+    return {"t": t, "type": "objection", "seat": seat}
+
+
+# -- what the replay answers -----------------------------------------------------------
+
+
+def result(out: list[dict[str, Any]]) -> dict[str, Any]:
+    assert out[-1]["type"] == "result"
+    return out[-1]
+
+
+def rejected_line(header: dict[str, Any], *events: dict[str, Any]) -> int:
+    """The journal line the replay refuses (in-process)."""
+    with pytest.raises(JournalError) as info:
+        run(header, *events)
+    return info.value.line
