@@ -298,7 +298,16 @@ _COMMAND_MODULES = (
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handler = args.handler
-    return int(handler(args))
+    try:
+        return int(handler(args))
+    except KeyboardInterrupt:
+        # Ctrl-C before a command has its own stop (a start waiting for a Pico, a long
+        # replay): one line, not a traceback; 130, as a shell reports an interrupt.
+        from buzzer.words import tr
+
+        said = " / ".join(tr("run.interrupted", lang) for lang in ("ru", "en"))
+        print(f"svoyak: {said}", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

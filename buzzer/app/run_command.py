@@ -256,6 +256,7 @@ def _serve(
     import uvicorn
 
     from buzzer.app.inputs import PicoUnavailable, attach_bridge
+    from buzzer.app.start_signals import StartSignals
     from buzzer.appliance import hostpin
     from buzzer.appliance.addresses import is_loopback, lan_addresses
     from buzzer.journal.codec import JournalError
@@ -352,6 +353,10 @@ def _serve(
         except PicoUnavailable as exc:
             return _fail(str(exc))
         cleanup.callback(bridge.close)
+    # connections.panel_config: timeouts and caps on connections, no X-Forwarded-For.
+    server = uvicorn.Server(panel_config(app, limits=limits))
+    # A Ctrl-C from here on stops the start cleanly instead of raising half-way.
+    signals = StartSignals().install(cleanup, server)
     runtime.start()
 
     urls = [f"http://{host}:{port}/" for host in hosts]
@@ -394,17 +399,17 @@ def _serve(
         # panel serves by its address meanwhile, and the start waits for nothing.
         announcer = MdnsAnnouncer(advertiser, pin, urls).start()
         cleanup.callback(announcer.stop)
-    _stop_on_sigterm(cleanup)
-    # connections.panel_config: timeouts and caps on connections, no X-Forwarded-For.
-    server = uvicorn.Server(panel_config(app, limits=limits))
     status = 0
     try:
         if args.headless:
-            server.run(sockets=[sock])
+            if not signals.requested:
+                server.run(sockets=[sock])
         else:
             from buzzer.app.board import run_with_board
 
-            status = run_with_board(server, sock, runtime, urls[0], texts)
+            signals.hand_over()
+            if not signals.requested:
+                status = run_with_board(server, sock, runtime, urls[0], texts)
     except KeyboardInterrupt:
         pass  # Ctrl-C: uvicorn has already shut down cleanly
     if status == 0:
@@ -457,28 +462,6 @@ def _unreplayable(path: Path, exc: Any) -> int:
         )
         print(f"svoyak run: {shown(text)}", file=sys.stderr)
     return EXIT_UNREPLAYABLE
-
-
-def _stop_on_sigterm(cleanup: contextlib.ExitStack) -> None:
-    """SIGTERM (``systemctl stop``, ``kill``) stops the game as Ctrl-C does.
-
-    By default SIGTERM kills the process on the spot: the mDNS service would
-    stay in the tablets' caches and the PIN file would be left behind.
-    uvicorn handles it while it serves on the main thread, then raises it
-    again once it has shut down, which lands here; with the board window
-    uvicorn serves in a thread, and this handler is the only one.
-    """
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return
-
-    def interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    cleanup.callback(signal.signal, signal.SIGTERM, previous)
 
 
 def _banner(
