@@ -15,6 +15,7 @@ in a game, wait bound and all.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import threading
 import time
@@ -28,7 +29,7 @@ from buzzer.arbiter.events import Judge, Press, ReadingEnd, ReadingStart, Releas
 from buzzer.arbiter.machine import LOCKED, NOT_OPEN
 from buzzer.journal.store import JournalStore
 from buzzer.runtime.controller import Controller
-from buzzer.runtime.runtime import DEFAULT_WAIT_BOUND_NS, Runtime
+from buzzer.runtime.runtime import DEFAULT_WAIT_BOUND_NS, CommandRefused, Runtime
 from rules.snapshot import LiveSnapshot
 
 #: The header's board: prices of a theme, and at most this many themes a round.
@@ -36,6 +37,10 @@ PRICES = (10, 20, 30, 40, 50, 60, 70, 80, 90, 100)
 MAX_THEMES = 100
 #: How long a host command may take to be applied.
 COMMAND_TIMEOUT_S = 10.0
+#: Commands tried to close a trial's question before the self-test gives up.
+CLOSE_ATTEMPTS = 4
+#: ...each waited for this long past the wait bound before the next.
+CLOSE_SLACK_NS = 500_000_000
 #: The ``Ignored`` reasons that mean "stamped before the question was open to presses".
 EARLY_REASONS = frozenset({NOT_OPEN, LOCKED})
 #: The decisions about a press the check waits for.
@@ -178,10 +183,39 @@ class SelftestGame:
         return self.decisions.wait(trial, seats, timeout_s)
 
     def close_question(self, answered: bool) -> None:
-        """The host judges the answer right, or calls the question dead when nobody has it."""
-        if self._open:
-            self._command((lambda t: Judge(t, True)) if answered else Timeout)
-            self._open = False
+        """The host judges the answer right, or calls the question dead when nobody has it.
+
+        ``answered`` is what the trial saw within its wait. On a starved machine
+        the game may have moved on since (a press that arrived after the wait
+        took the floor, or the window closed by itself): a refused command is
+        then retried by what the game says now, never left to stop the self-test.
+        """
+        if not self._open:
+            return
+        self._open = False
+        judge_right = lambda t: Judge(t, True)  # noqa: E731
+        make: Callable[[int], Any] = judge_right if answered else Timeout
+        for _ in range(CLOSE_ATTEMPTS):
+            with contextlib.suppress(CommandRefused):
+                self._command(make)
+            # A command is decided once every source's time has passed it (the
+            # wait bound at most): only then does the question close, or not.
+            deadline = time.monotonic_ns() + self.wait_bound_ns + CLOSE_SLACK_NS
+            now = self.controller.snapshot()
+            while now["stage"] == "question" and time.monotonic_ns() < deadline:
+                time.sleep(0.002)
+                now = self.controller.snapshot()
+            if now["stage"] != "question":
+                return
+            # Still open: a time-out met a late answerer (whose time it ran out),
+            # or a judgement met nobody. Close it by what the game says now.
+            make = judge_right if now.get("answering") is not None else Timeout
+        from hardware.selftest.rigs import SelftestUnavailable  # (it imports this module)
+
+        raise SelftestUnavailable(
+            "the self-test's game could not close its question: "
+            f"stage {now['stage']}, phase {now.get('phase')}"
+        )
 
     def close(self) -> None:
         self.runtime.stop()

@@ -147,3 +147,26 @@ def test_the_board_has_a_cell_for_every_question() -> None:
     ]
     rounds = board_for(1500)["rounds"]
     assert [r["themes"] for r in rounds] == [100, 50]
+
+
+def test_a_question_the_game_moved_on_from_is_closed_by_what_it_is_now(tmp_path: Path) -> None:
+    """On a starved machine a trial's wait may end before the game decides: the trial
+    then says nobody answered, but a press that arrived after the wait has the floor.
+    Closing the question must follow the game (judge the answerer), not stop the
+    self-test with the refusal of a time-out (seen in a loaded run of the suite)."""
+    game = SelftestGame("tv-modern", 2, 4, folder=tmp_path)
+    try:
+        game.open_question()
+        deadline = time.monotonic() + 10
+        while game.controller.snapshot()["phase"] != "open" and time.monotonic() < deadline:
+            time.sleep(0.005)
+        game.runtime.wait(game.runtime.clock_source("keyboard").put(lambda t: Press(t, 2)))
+        while game.controller.snapshot()["answering"] != 2 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert game.controller.snapshot()["answering"] == 2
+        game.close_question(answered=False)  # what the trial saw: nobody
+        snapshot = game.controller.snapshot()
+        assert snapshot["stage"] == "board" and snapshot["scores"]["2"] > 0
+        assert game.open_question() == 2  # the self-test goes on
+    finally:
+        game.close()
