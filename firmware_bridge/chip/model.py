@@ -203,6 +203,10 @@ class ChipModel:
         self.errors: list[str] = []
         #: (emulated ns, time.monotonic_ns()) every 10 ms of emulated time
         self.time_reports: list[tuple[int, int]] = []
+        #: (time.monotonic_ns(), the CPU's cycle in ns) with each time report: a paced
+        #: chip lengthens its cycle (8 ns: 125 MHz; 400 ns at most, 2.5 MHz) when the
+        #: machine leaves it less CPU. A test reads how starved the chip was.
+        self.cycle_reports: list[tuple[int, float]] = []
         self.ready_ns: int | None = None
         #: Dilated: (emulated ns, monotonic ns) where the chip's line starts; from
         #: there its time is at most ``dilation`` x the wall time since.
@@ -406,6 +410,8 @@ class ChipModel:
                 self._ready.set()
             elif kind == "time":
                 self.time_reports.append((ev["ns"], ev["wall_ns"]))
+                if "cycle_ns" in ev:
+                    self.cycle_reports.append((ev["wall_ns"], float(ev["cycle_ns"])))
             elif kind == "dilate":
                 self.dilation_origin = (ev["ns"], ev["wall_ns"])
             elif kind == "reset":
@@ -422,6 +428,14 @@ class ChipModel:
         return proc.stderr.read().decode(errors="replace")[-500:] or "no output"
 
     # -- pins and time ------------------------------------------------------------
+
+    def slow_cycle_ns(self, since_wall_ns: int) -> float | None:
+        """The CPU cycle (ns) a paced chip ran at or slower for a tenth of the time since
+        ``since_wall_ns`` (monotonic; the 90th percentile): how far this machine's load
+        slowed it. (Its pace controller swings and touches the floor for a moment even
+        on an idle machine, so not the longest.) None without a report."""
+        cycles = sorted(c for wall, c in list(self.cycle_reports) if wall >= since_wall_ns)
+        return cycles[len(cycles) * 9 // 10] if cycles else None
 
     def now_ns(self) -> int:
         """The chip's true time (emulated ns) as the harness read the request."""
