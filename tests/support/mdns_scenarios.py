@@ -8,13 +8,25 @@ processes answers there.
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import signal
 import socket
+import subprocess
 import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
 
+import httpx
 from zeroconf import (  # type: ignore[attr-defined]
     AddressResolverIPv4,
     IPVersion,
+    ServiceBrowser,
     ServiceInfo,
+    ServiceStateChange,
     Zeroconf,
 )
 
@@ -89,7 +101,81 @@ def conflict() -> None:
         browser.close()
 
 
-SCENARIOS = {"advertised": advertised, "conflict": conflict}
+def svoyak_run() -> None:
+    """The real ``svoyak run`` on every interface: its LAN address first (the board's QR
+    code), the PIN, and then, once claimed, the mDNS name; both reach the panel;
+    stopping withdraws the name."""
+    with tempfile.TemporaryDirectory() as state:
+        env = {**os.environ, "XDG_STATE_HOME": state}
+        argv = ["run", "--headless", "--port", "0", "--no-journal", "--pin", "271828"]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "buzzer.cli", *argv],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+        )
+        printed: list[str] = []
+        threading.Thread(target=lambda: printed.extend(proc.stdout or ()), daemon=True).start()
+        browser = Zeroconf(ip_version=IPVersion.V4Only)
+        try:
+            text = _until(lambda: "PIN:" in "".join(printed), printed, "the PIN")
+            found = re.search(rf"http://{re.escape(ADDRESS)}:(\d+)/", text)
+            assert found and "127.0.0.1" not in text, text
+            port = int(found.group(1))
+            # The name is printed once claimed, after the PIN: the start waits for nothing.
+            mdns_line = rf"http://(svoyak(?:-\d+)?)\.local:{port}/\s+\(mDNS\)"
+            assert re.search(mdns_line, text) is None, "the start waited for the mDNS name"
+            text = _until(lambda: re.search(mdns_line, "".join(printed)), printed, "the name")
+            named = re.search(mdns_line, text)
+            assert named and named.group(1) == "svoyak", text  # nobody else in this LAN
+            # `svoyak pin` reads the name too, once claimed.
+            published = json.loads((Path(state) / "svoyak" / "panel.json").read_text())
+            assert f"http://svoyak.local:{port}/" in published["urls"], published
+            host = AddressResolverIPv4("svoyak.local.")
+            assert host.request(browser, 10_000), "svoyak.local did not resolve"
+            assert host.parsed_addresses() == [ADDRESS]
+            answer = httpx.get(f"http://{ADDRESS}:{port}/api/state", timeout=10)
+            assert answer.status_code == 200 and answer.json()["snapshot"]["players"]
+            assert port in _panel_ports(browser)
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=30)
+            browser.close()
+    late = Zeroconf(ip_version=IPVersion.V4Only)
+    try:
+        assert port not in _panel_ports(late)  # withdrawn when the game stopped
+    finally:
+        late.close()
+
+
+def _until(check: object, printed: list[str], what: str, timeout_s: float = 60) -> str:
+    """What ``svoyak run`` printed, once ``check()`` holds (a failure shows it all)."""
+    deadline = time.monotonic() + timeout_s
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"no {what}:\n" + "".join(printed)
+        time.sleep(0.05)
+    return "".join(printed)
+
+
+def _panel_ports(zc: Zeroconf) -> set[int]:
+    """The ports of the _http._tcp services a short browse of this LAN finds."""
+    names: list[str] = []
+
+    def changed(
+        zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
+    ) -> None:
+        if state_change is ServiceStateChange.Added:
+            names.append(name)
+
+    browsing = ServiceBrowser(zc, SERVICE_TYPE, handlers=[changed])
+    time.sleep(2.0)  # the browser's first queries and their answers
+    browsing.cancel()
+    infos = (zc.get_service_info(SERVICE_TYPE, name, timeout=2000) for name in names)
+    return {info.port for info in infos if info is not None and info.port is not None}
+
+
+SCENARIOS = {"advertised": advertised, "conflict": conflict, "svoyak_run": svoyak_run}
 
 
 def main(argv: list[str]) -> int:

@@ -2,32 +2,19 @@
 127.0.1.1 Debian's host name resolves to), and ``svoyak.local`` through mDNS —
 advertised for real and resolved by a second, independent zeroconf instance,
 as a tablet would. The advertiser's own scenarios (advertised, withdrawn, a
-name another machine defends) run in a LAN of their own (a network namespace,
+name another machine defends) and the real ``svoyak run`` advertising its
+panel run in a LAN of their own (a network namespace,
 tests/support/private_lan.py): nothing there answers but the test's processes,
 so they depend neither on this machine's network nor on its neighbours."""
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import socket
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
-import pytest
-from zeroconf import (  # type: ignore[attr-defined]
-    AddressResolverIPv4,
-    IPVersion,
-    ServiceBrowser,
-    ServiceStateChange,
-    Zeroconf,
-)
-
 from buzzer.appliance.addresses import default_route_ipv4, is_loopback, lan_addresses, rank
-from buzzer.appliance.mdns import SERVICE_TYPE, PanelAdvertiser, host_names, service_info
+from buzzer.appliance.mdns import PanelAdvertiser, host_names, service_info
 from tests.buzzer.panel.test_panel_cli import served
 from tests.support import private_lan
 
@@ -70,20 +57,6 @@ def test_an_explicit_listening_address_is_the_only_one() -> None:
     assert not is_loopback("192.168.1.5") and not is_loopback("0.0.0.0")
 
 
-def lan() -> list[str]:
-    found = [a for a in lan_addresses() if not is_loopback(a)]
-    assert found, "this machine has no LAN address: mDNS cannot be tested"
-    return found
-
-
-@pytest.fixture
-def browser() -> Iterator[Zeroconf]:
-    """Another zeroconf instance on this machine: the tablet's side of the LAN."""
-    zc = Zeroconf(ip_version=IPVersion.V4Only)
-    yield zc
-    zc.close()
-
-
 def test_the_service_record_says_where_the_panel_is() -> None:
     info = service_info(8123, ["192.168.1.23", "10.0.0.7"], "svoyak")
     assert info.type == "_http._tcp.local."
@@ -118,58 +91,11 @@ def test_no_lan_address_is_a_warning_not_a_crash() -> None:
     advertiser.close()
 
 
-def test_svoyak_run_prints_the_lan_address_and_svoyak_local(
-    tmp_path: Path, browser: Zeroconf
-) -> None:
-    """The real process on every interface: the LAN address first (the board's QR
-    code), the PIN, and then, once claimed, the mDNS name; both reach the panel;
-    stopping withdraws the name."""
-    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
-    args = ("--headless", "--port", "0", "--no-journal", "--pin", "271828")
-    with served(*args, env=env) as (url, out):
-        printed = "".join(out)
-        assert "127.0.0.1" not in printed or lan_addresses() == ["127.0.0.1"]
-        assert url.startswith(f"http://{lan()[0]}:")
-        port = int(url.rsplit(":", 1)[1])
-        # The name is printed once claimed, after the PIN: the start waits for nothing.
-        mdns_line = rf"http://(svoyak(?:-\d+)?)\.local:{port}/\s+\(mDNS\)"
-        assert re.search(mdns_line, printed) is None, "the start waited for the mDNS name"
-        deadline = time.monotonic() + 15
-        while (named := re.search(mdns_line, "".join(out))) is None:
-            assert time.monotonic() < deadline, "".join(out)
-            time.sleep(0.1)
-        # `svoyak pin` reads the name too, once claimed.
-        published = json.loads((tmp_path / "state" / "svoyak" / "panel.json").read_text())
-        assert f"http://{named.group(1)}.local:{port}/" in published["urls"], published
-        host = AddressResolverIPv4(f"{named.group(1)}.local.")
-        assert host.request(browser, 5000), "svoyak.local did not resolve"
-        resolved = host.parsed_addresses()
-        assert set(resolved) <= set(lan())
-        state = httpx.get(f"http://{resolved[0]}:{port}/api/state", timeout=10)
-        assert state.status_code == 200 and state.json()["snapshot"]["players"]
-        assert port in panel_ports(browser)
-    late = Zeroconf(ip_version=IPVersion.V4Only)
-    try:
-        assert port not in panel_ports(late)  # withdrawn when the game stopped
-    finally:
-        late.close()
-
-
-def panel_ports(zc: Zeroconf) -> set[int]:
-    """The ports of the _http._tcp services a short browse of the LAN finds."""
-    names: list[str] = []
-
-    def changed(
-        zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
-    ) -> None:
-        if state_change is ServiceStateChange.Added:
-            names.append(name)
-
-    browser = ServiceBrowser(zc, SERVICE_TYPE, handlers=[changed])
-    time.sleep(2.0)  # the browser's first queries and their answers
-    browser.cancel()
-    infos = (zc.get_service_info(SERVICE_TYPE, name, timeout=2000) for name in names)
-    return {info.port for info in infos if info is not None and info.port is not None}
+def test_svoyak_run_prints_the_lan_address_and_svoyak_local() -> None:
+    """The real process on every interface of a LAN of its own: the LAN address first
+    (the board's QR code), the PIN, then, once claimed, the mDNS name; both reach the
+    panel; stopping withdraws the name (tests/support/mdns_scenarios.svoyak_run)."""
+    in_private_lan("svoyak_run")
 
 
 def test_no_mdns_means_none_is_advertised(tmp_path: Path) -> None:
