@@ -2,9 +2,10 @@
 
 Python turns SIGINT into a ``KeyboardInterrupt`` wherever the main thread
 happens to be. Between the runtime's threads starting and uvicorn installing
-its own handlers, that was halfway through building the server or publishing
-the PIN: the host saw a traceback, and on a loaded machine a run was seen not
-to exit at all (a test's Ctrl-C just after the ``PIN:`` line, 2026-12-05).
+its own handlers, that may be halfway through building the server or
+publishing the PIN (a traceback for the host); and once asyncio's runner has
+started, its own SIGINT handler takes the signal before uvicorn's does, which
+can leave the panel serving with the stop lost.
 
 From :meth:`StartSignals.install` on, either signal only asks the server to
 stop: ``svoyak run`` then does not serve, or uvicorn (which checks
