@@ -8,6 +8,9 @@
 #   bench/loaded_suite.sh            10 runs, 2 hogs
 #   RUNS=3 HOGS=2 bench/loaded_suite.sh
 #
+# Each run clones the HEAD of that moment (its commit is on its line), so a
+# long series tests the commits made meanwhile too.
+#
 # A hog is a plain `while :; do :; done` shell loop: it takes a whole core and
 # allocates nothing, the steady background load a busy laptop or a shared CI
 # runner gives; the suite must stay green beside it (it may be slower).
@@ -39,7 +42,8 @@ for run in $(seq 1 "$runs"); do
   minutes=$(awk -v s="$((ended - started))" 'BEGIN { printf "%d:%02d", s / 60, s % 60 }')
   summary=$(grep -E '^(=+ )?[0-9]+ (passed|failed)|^FAILED|^ERROR' "$work/log.txt" | tr '\n' ' ')
   [ "$status" -eq 0 ] && green=$((green + 1))
-  echo "run $run: exit $status in $minutes  $summary" | tee -a "$out"
+  cloned=$(git -C "$work/svoyak" rev-parse --short HEAD)
+  echo "run $run ($cloned): exit $status in $minutes  $summary" | tee -a "$out"
   if [ "$status" -eq 0 ]; then
     rm -rf "$work"
   else
