@@ -33,6 +33,8 @@ for run in $(seq 1 "$runs"); do
     bash -c 'while :; do :; done' &
     pids+=("$!")
   done
+  # Stopped early (Ctrl-C, kill): the hogs go with the script.
+  trap 'kill "${pids[@]}" 2>/dev/null; exit 130' INT TERM
   started=$(date +%s)
   (cd "$work/svoyak" && ./scripts/test) >"$work/log.txt" 2>&1
   status=$?
