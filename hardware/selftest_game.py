@@ -120,6 +120,11 @@ class _Decisions:
         )
 
 
+def _judge_right(t: int) -> Judge:
+    """The host's verdict on a trial's answer: right (the self-test judges no content)."""
+    return Judge(t, True)
+
+
 class SelftestGame:
     """A game of ``rules_id`` for ``seats`` players, running, its journal a real SQLite file.
 
@@ -193,8 +198,7 @@ class SelftestGame:
         if not self._open:
             return
         self._open = False
-        judge_right = lambda t: Judge(t, True)  # noqa: E731
-        make: Callable[[int], Any] = judge_right if answered else Timeout
+        make: Callable[[int], Any] = _judge_right if answered else Timeout
         for _ in range(CLOSE_ATTEMPTS):
             with contextlib.suppress(CommandRefused):
                 self._command(make)
@@ -209,7 +213,7 @@ class SelftestGame:
                 return
             # Still open: a time-out met a late answerer (whose time it ran out),
             # or a judgement met nobody. Close it by what the game says now.
-            make = judge_right if now.get("answering") is not None else Timeout
+            make = _judge_right if now.get("answering") is not None else Timeout
         from hardware.selftest.rigs import SelftestUnavailable  # (it imports this module)
 
         raise SelftestUnavailable(

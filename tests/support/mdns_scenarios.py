@@ -18,6 +18,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -149,10 +150,12 @@ def svoyak_run() -> None:
         late.close()
 
 
-def _until(check: object, printed: list[str], what: str, timeout_s: float = 60) -> str:
+def _until(
+    check: Callable[[], object], printed: list[str], what: str, timeout_s: float = 60
+) -> str:
     """What ``svoyak run`` printed, once ``check()`` holds (a failure shows it all)."""
     deadline = time.monotonic() + timeout_s
-    while not check():  # type: ignore[operator]
+    while not check():
         assert time.monotonic() < deadline, f"no {what}:\n" + "".join(printed)
         time.sleep(0.05)
     return "".join(printed)
