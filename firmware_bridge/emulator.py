@@ -116,6 +116,12 @@ class Emulator:
         #: heartbeat's tick, and not before the last sample (see _fire_edges).
         self._horizon_us = 0
         self.late_edges = 0
+        #: The longest wait, in device µs, between two rounds of the main loop: the
+        #: loop runs on this machine's scheduler, so a starved thread shows here.
+        #: A test that bounds a device-side duration by the loop's pace resets it
+        #: to 0 and bounds by what it then reads, not by a guess at the load.
+        self.longest_step_gap_us = 0
+        self._last_step_us: int | None = None
         self.boot_id = boot_id
         self.levels = bytearray(buttons)  # 1: the pin reads pressed
         #: Lamp levels as the firmware drives them, and every change ``(host_ns, lamp, level)``.
@@ -427,6 +433,10 @@ class Emulator:
         it was drained up to ``now``, held below any change still hidden).
         """
         now_us = self.now_us()
+        last = self._last_step_us
+        if last is not None and now_us - last > self.longest_step_gap_us:
+            self.longest_step_gap_us = now_us - last
+        self._last_step_us = now_us
         next_at = self._fire_edges(now_us)
         ticks = now_us & (self.period - 1)
         self.ring.housekeep(ticks)
