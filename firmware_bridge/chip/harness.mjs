@@ -49,7 +49,6 @@ const NOMINAL_CYCLE_NS = 8; // 125 MHz
 const FS_IMAGE_OFFSET = 0xa0000; // MicroPython RPI_PICO: storage is the last 1408 KiB of 2 MiB
 const SLICE_NS = 200_000; // emulated time between two looks at the pipe and the wall clock
 const TIME_REPORT_NS = 10_000_000;
-const MAX_CYCLE_NS = 400; // a paced CPU never runs slower than ~2.5 MHz
 const PACE_HORIZON_NS = 50_000_000;
 // Dilated (--dilate K): the chip runs only once the line is this far ahead
 // of it, and naps this long (~0.1 ms on Linux, overhead included) when not.
@@ -128,7 +127,7 @@ export function writeFdebug(pio, value) {
 }
 
 function parseArgs(argv) {
-  const args = { pace: false, dilate: 0, driftPpm: 0, startUs: 0, logLevel: 'error' };
+  const args = { pace: false, dilate: 0, driftPpm: 0, startUs: 0, logLevel: 'error', cycleNs: 0, maxCycleNs: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => argv[++i];
@@ -138,6 +137,8 @@ function parseArgs(argv) {
     else if (a === '--pace') args.pace = true;
     else if (a === '--dilate') args.dilate = Number(next());
     else if (a === '--drift-ppm') args.driftPpm = Number(next());
+    else if (a === '--cycle-ns') args.cycleNs = Number(next());
+    else if (a === '--max-cycle-ns') args.maxCycleNs = Number(next());
     else if (a === '--start-us') args.startUs = Number(next());
     else if (a === '--idle-high') args.idleHigh = next().split(',').filter(Boolean).map(Number);
     else if (a === '--watch') args.watch = next().split(',').filter(Boolean).map(Number);
@@ -148,6 +149,8 @@ function parseArgs(argv) {
   }
   if (!args.firmware || !args.bootrom) throw new Error('--firmware and --bootrom are required');
   if (args.pace && args.dilate) throw new Error('--pace and --dilate are two ways to keep time: pick one');
+  if (args.pace && !(args.maxCycleNs >= NOMINAL_CYCLE_NS)) throw new Error('--pace needs --max-cycle-ns (the slowest CPU the firmware still runs on)');
+  if (args.cycleNs && (args.pace || args.dilate)) throw new Error('--cycle-ns fixes the CPU: it cannot be paced or dilated too');
   if (args.dilate && !(args.dilate > 0 && args.dilate <= 1)) throw new Error('--dilate must be in (0, 1]');
   return args;
 }
@@ -179,7 +182,7 @@ class Chip {
     this.bootrom = readFileSync(args.bootrom);
     this.fsImage = args.fs ? readFileSync(args.fs) : null;
     this.clock = clock;
-    this.cycleNs = NOMINAL_CYCLE_NS;
+    this.cycleNs = args.cycleNs || NOMINAL_CYCLE_NS;
     this.edges = []; // pending [ns, pin, level], sorted by ns then order given
     this.levels = new Map(); // pin -> level the harness drives (pull-ups are not modelled)
     for (const pin of args.idleHigh ?? []) this.levels.set(pin, true);
@@ -495,7 +498,11 @@ async function main() {
       const achieved = (clock.nanos - lastIter.emu) / Math.max(wall - lastIter.wall, 1);
       const rate = Math.max(0.05, 1 + args.driftPpm * 1e-6 + behind / PACE_HORIZON_NS);
       if (achieved > 0) {
-        chip.cycleNs = Math.min(MAX_CYCLE_NS, Math.max(NOMINAL_CYCLE_NS, (chip.cycleNs * rate) / achieved));
+        // Never slower than --max-cycle-ns: below that the firmware no longer runs
+        // (the interrupts due every emulated ms take the whole CPU), and a chip
+        // that cannot keep the wall clock falls behind it instead, which the
+        // time reports show (ns against wall_ns) and a test measures.
+        chip.cycleNs = Math.min(args.maxCycleNs, Math.max(NOMINAL_CYCLE_NS, (chip.cycleNs * rate) / achieved));
       }
       if (behind < -1e6) await new Promise((resolve) => setTimeout(resolve, Math.floor(-behind / 1e6)));
     }

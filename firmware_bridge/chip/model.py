@@ -66,6 +66,17 @@ FS_PROG_SIZE = 256
 #: The 2**30 µs period of ``time.ticks_us`` on the RP2040.
 TICKS_PERIOD_US = 1 << logic.TICKS_BITS
 
+#: The slowest CPU cycle (ns) a paced chip may run at: 10 MHz against the
+#: RP2040's 125 MHz (8 ns). The model's interrupts come every emulated
+#: millisecond whatever the CPU's speed, so a CPU slowed far enough spends
+#: every cycle in them: measured with a fixed cycle (``cycle_ns``), MicroPython
+#: and main.py reach their HELLO after 65 million cycles at 8, 40, 80, 100 and
+#: 120 ns and never at 140 or 160 ns (``ChipModel(cycle_ns=...)``, 2026-12-05;
+#: tests/firmware_bridge/test_chip_boot.py boots it at this cycle). A
+#: paced chip the machine cannot run at this speed falls behind the wall clock
+#: rather than stop being a Pico; its time reports show by how much.
+SLOWEST_CYCLE_NS = 100
+
 
 class ChipModelError(SvoyakError, RuntimeError):
     """The chip model cannot run here; the message says what to install or fix."""
@@ -171,9 +182,15 @@ class ChipModel:
         bootsel_held: bool = False,
         chip_id: int | None = None,
         held_pins: Iterable[int] = (),
+        cycle_ns: int | None = None,
     ) -> None:
         if pace and dilate is not None:
             raise ChipModelError("a chip model is paced or dilated, not both")
+        if cycle_ns is not None and (pace or dilate is not None):
+            raise ChipModelError("a chip model's CPU is fixed (cycle_ns), paced or dilated: one")
+        #: A fixed CPU cycle in ns (None: 8 ns, 125 MHz, unless paced): a slower CPU
+        #: whose runs stay deterministic, for what the firmware needs of its speed.
+        self.cycle_ns = cycle_ns
         self.pace = pace
         #: The chip's time per wall-clock time when dilated (None: not dilated).
         self.dilation = None if dilate is None else dilation_factor(dilate)
@@ -204,7 +221,7 @@ class ChipModel:
         #: (emulated ns, time.monotonic_ns()) every 10 ms of emulated time
         self.time_reports: list[tuple[int, int]] = []
         #: (time.monotonic_ns(), the CPU's cycle in ns) with each time report: a paced
-        #: chip lengthens its cycle (8 ns: 125 MHz; 400 ns at most, 2.5 MHz) when the
+        #: chip lengthens its cycle (8 ns: 125 MHz; SLOWEST_CYCLE_NS at most) when the
         #: machine leaves it less CPU. A test reads how starved the chip was.
         self.cycle_reports: list[tuple[int, float]] = []
         self.ready_ns: int | None = None
@@ -254,8 +271,11 @@ class ChipModel:
             cmd += ["--chip-id", str(self.chip_id)]
         if self.pace:
             cmd += ["--pace", "--drift-ppm", str(self.drift_ppm)]
+            cmd += ["--max-cycle-ns", str(SLOWEST_CYCLE_NS)]
         elif self.dilation is not None:
             cmd += ["--dilate", repr(float(self.dilation)), "--drift-ppm", str(self.drift_ppm)]
+        elif self.cycle_ns is not None:
+            cmd += ["--cycle-ns", str(self.cycle_ns)]
         env = dict(os.environ)
         override = os.environ.get("SVOYAK_RP2040JS")
         if override:
@@ -299,6 +319,7 @@ class ChipModel:
                 left = deadline - time.monotonic()
                 if left <= 0 or not self.running:
                     detail = "; ".join(self.errors) or f"it wrote {bytes(self._rx[-200:])!r}"
+                    detail += self.progress()
                     raise ChipModelError(
                         f"the firmware on the emulated Pico did not say HELLO within "
                         f"{timeout:g} s ({detail})"
@@ -420,6 +441,22 @@ class ChipModel:
                 self.errors.append(ev["message"])
         with self._rx_cond:
             self._rx_cond.notify_all()
+
+    def progress(self) -> str:
+        """What the model last said of itself, for a message that it did not do something
+        in time: its resets, its emulated time against the wall's, its CPU's cycle and PC."""
+        parts = []
+        if self.resets:
+            parts.append(f"resets: {self.resets[-5:]}")
+        if self.time_reports:
+            ns, wall_ns = self.time_reports[-1]
+            parts.append(
+                f"last time report: chip {ns / 1e9:.3f} s, "
+                f"{(time.monotonic_ns() - wall_ns) / 1e9:.1f} s ago"
+            )
+        if self.cycle_reports:
+            parts.append(f"cycle {self.cycle_reports[-1][1]:.0f} ns")
+        return f"; {', '.join(parts)}" if parts else ""
 
     def _stderr_tail(self) -> str:
         proc = self._proc

@@ -15,6 +15,9 @@ holds the model to it); these tests hold the firmware's start to that model:
 - BOOTSEL pressed as main.py starts, or held 2 s while it runs, leaves the
   REPL (not a seat-1 cable; held at power-up it is the boot ROM's);
 - a button held at power-up is in the HELLO, and still a press;
+- on the slowest CPU a paced chip may be given (``SLOWEST_CYCLE_NS``) it
+  still boots, says HELLO and reports a press: a paced chip on a busy
+  machine is slow, never silent;
 - on a chip whose SYSINFO says another part (an RP2350) it captures
   nothing and says so in its HELLO, which the host turns into words.
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 from firmware_bridge import protocol, shipped
 from firmware_bridge.chip import ChipModel
+from firmware_bridge.chip.model import SLOWEST_CYCLE_NS
 from firmware_bridge.firmware import logic
 from tests.support.chip_support import ChipHost
 
@@ -58,6 +62,22 @@ def test_a_button_held_at_power_up_is_in_the_hello_and_is_a_press() -> None:
         assert detail is not None and detail.startswith("button(s) 2 held")
         host.wait_for(lambda: bool(host.presses), 60.0, "the held button's PRESS")
         assert host.presses[0].button == 1
+    finally:
+        chip.stop()
+
+
+def test_the_firmware_runs_on_the_slowest_cpu_a_paced_chip_may_have() -> None:
+    """Beside two CPU hogs a paced chip once ran at 2.5 MHz and never said HELLO: its
+    interrupts, due every emulated ms, took every cycle. At the slowest cycle the
+    pacing now allows (fixed here, so the run does not depend on this machine's
+    load) the firmware boots, says HELLO and stamps a press."""
+    chip = ChipModel(cycle_ns=SLOWEST_CYCLE_NS)
+    try:
+        host = _booted(chip)
+        assert host.hellos, "no HELLO"
+        chip.press_after({2: 1_000})
+        host.wait_for(lambda: bool(host.presses), 60.0, "the press on the slowest CPU")
+        assert host.presses[0].button == 2
     finally:
         chip.stop()
 
