@@ -474,6 +474,35 @@ class ChipModel:
         cycles = sorted(c for wall, c in list(self.cycle_reports) if wall >= since_wall_ns)
         return cycles[len(cycles) * 9 // 10] if cycles else None
 
+    def lag_ns(self, since_wall_ns: int) -> int:
+        """How far a paced chip fell behind the wall clock since ``since_wall_ns``
+        (monotonic): the longest run of wall time its emulated time did not make up,
+        from its time reports. 0 on pace; a host mapping its clock is off by up to
+        this much meanwhile, as with a Pico whose crystal stalled. The pace controller
+        catches up afterwards, so the lag is a window's worst, not its end's."""
+        worst = 0
+        least: int | None = None
+        for ns, wall_ns in list(self.time_reports):
+            if wall_ns < since_wall_ns:
+                continue
+            offset = wall_ns - ns
+            least = offset if least is None else min(least, offset)
+            worst = max(worst, offset - least)
+        return worst
+
+    def starved(self, since_wall_ns: int, tolerance_ns: int) -> str | None:
+        """What this machine's load did to a paced chip since ``since_wall_ns``, in
+        words, if it was more than a test built on the wall clock can take: fell
+        behind it by over ``tolerance_ns``, or ran at its slowest CPU
+        (``SLOWEST_CYCLE_NS``) a tenth of the time. None: it kept a Pico's pace."""
+        lag = self.lag_ns(since_wall_ns)
+        if lag > tolerance_ns:
+            return f"the chip fell {lag / 1e6:.0f} ms behind the wall clock"
+        cycle = self.slow_cycle_ns(since_wall_ns)
+        if cycle is not None and cycle >= SLOWEST_CYCLE_NS:
+            return f"the chip ran at its slowest CPU ({cycle:.0f} ns a cycle)"
+        return None
+
     def now_ns(self) -> int:
         """The chip's true time (emulated ns) as the harness read the request."""
         return int(self._request({"op": "now"})["ns"])
