@@ -102,6 +102,10 @@ class BounceRow:
     edges: int
     presses: int
     first_edge_stamp: bool
+    #: Every try's burst took this machine longer to write than its edges and the
+    #: glitch check allow (its writer was preempted): the row is no verdict on the
+    #: input path, and the report says to run the check on an idle machine.
+    stretched: bool = False
 
     @property
     def ok(self) -> bool:
@@ -285,6 +289,7 @@ class SelftestReport:
                     "edges": r.edges,
                     "presses": r.presses,
                     "first_edge_stamp": r.first_edge_stamp,
+                    "stretched": r.stretched,
                     "ok": r.ok,
                 }
                 for r in self.bounce
@@ -405,6 +410,11 @@ class SelftestReport:
                     f"  {describe_key(br.key):<22}{br.presses} press(es), "
                     f"stamped at {stamp}: {verdict}"
                 )
+                if br.stretched and not br.ok:
+                    lines.append(
+                        "    (this machine was too busy to write the burst on time in every "
+                        "try: run the self-test again with nothing else running)"
+                    )
         if self.glitch:
             lines += [
                 "",

@@ -217,7 +217,8 @@ def check_bounce(rig: Rig, progress: Progress) -> list[BounceRow]:
 
     A burst the writing thread was preempted in (a busy machine: a gap between
     its edges longer than the glitch check) is two presses by right and tests
-    nothing: it is tried again (:data:`SPIKE_ATTEMPTS`), the last try reported.
+    nothing: it is tried again (:data:`SPIKE_ATTEMPTS`), the last try reported,
+    and marked ``stretched`` if that one was stretched too.
     """
     rows: list[BounceRow] = []
     for key in rig.keys:
@@ -225,6 +226,7 @@ def check_bounce(rig: Rig, progress: Progress) -> list[BounceRow]:
             row, stretched = _burst_once(rig, key)
             if not stretched or attempt == SPIKE_ATTEMPTS:
                 break
+        row.stretched = stretched
         rows.append(row)
         progress.step("bounce")
     return rows

@@ -60,7 +60,14 @@ def test_selftest_simulate_json_and_png(tmp_path: Path, capsys: pytest.CaptureFi
             part if isinstance(part, list) else part.get("rows") or part.get("buttons") or [],
         )
     }
-    assert status == 0 and report["ok"] is True, {k: v for k, v in failed.items() if v}
+    # A bounce burst this machine's load stretched in every try is no verdict, and the
+    # row says so (``stretched``); any other failed row is the feature broken.
+    unexplained = {
+        check: [row for row in rows if not (check == "bounce" and row.get("stretched"))]
+        for check, rows in failed.items()
+    }
+    assert not any(unexplained.values()), unexplained
+    assert status == (0 if report["ok"] else 1) and report["ok"] is not any(failed.values())
     assert report["mode"] == "simulate" and report["software_only"] is True
     buttons = report["latency"]["buttons"]
     assert [b["key"] for b in buttons] == [
@@ -672,4 +679,17 @@ def test_a_burst_stretched_by_a_busy_machine_is_tried_again_not_failed(
     assert main([*args, "--no-progress", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["bounce"]
     assert len(stretched) == 4
-    assert all(r["ok"] and r["presses"] == 1 for r in rows), rows
+    assert all(r["ok"] and r["presses"] == 1 and not r["stretched"] for r in rows), rows
+
+    # A machine that stretches every try: the last stands, fails, and says why.
+    def always_stretched(self: Any, key: str, edges: int, spacing_ns: int) -> int:
+        stretched.clear()
+        return burst(self, key, edges, spacing_ns)
+
+    monkeypatch.setattr(LoopbackPulses, "burst", always_stretched)
+    assert main([*args, "--no-progress"]) == 1
+    table = capsys.readouterr().out
+    assert table.count("too busy to write the burst on time in every try") == 4, table
+    assert main([*args, "--no-progress", "--json"]) == 1
+    rows = json.loads(capsys.readouterr().out)["bounce"]
+    assert all(not r["ok"] and r["stretched"] for r in rows), rows
