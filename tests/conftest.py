@@ -41,27 +41,36 @@ def _games_in_a_temporary_folder(tmp_path_factory: pytest.TempPathFactory) -> No
     os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("xdg-state"))
 
 
-#: The files that take the longest (CPU or waiting; measured with ``--durations``
-#: on 2 workers), longest first. pytest-xdist's ``--dist loadfile`` hands files to
-#: the workers in collection order: with these first, the short files fill the
-#: end and the two workers finish together, instead of one worker starting a
-#: minute-long file while the other has nothing left.
+#: The files that take the longest (CPU or waiting; measured on 3 workers,
+#: 2026-12-05), longest first. pytest-xdist's ``--dist loadfile`` hands files to
+#: the workers in collection order (with ``--no-loadscope-reorder``, which
+#: scripts/test passes: by default xdist puts the files with the most tests
+#: first, whatever they cost): with these first, the short files fill the end
+#: and the workers finish together, instead of one worker starting a long file
+#: while the others have nothing left (18 s of one worker alone, measured).
 LONGEST_FIRST = (
-    "tests/firmware_bridge/test_chip_night.py",
     "tests/buzzer/panel/test_panel_host_game.py",
-    "tests/buzzer/runtime/test_runtime_fairness.py",
     "tests/buzzer/journal/test_journal_bad_disks.py",
-    "tests/buzzer/tournament/test_tournament_hostile.py",
+    "tests/firmware_bridge/test_bridge_delivery.py",
     "tests/buzzer/panel/test_panel_defects.py",
-    "tests/buzzer/panel/test_panel_attacks.py",
-    "tests/buzzer/arbiter/test_properties.py",
-    "tests/firmware_bridge/test_chip_boot.py",
-    "tests/firmware_bridge/test_chip_fidelity.py",
-    "tests/firmware_bridge/test_chip_fairness.py",
-    "tests/buzzer/app/test_run_network.py",
-    "tests/buzzer/app/test_run_pico_link.py",
+    "tests/buzzer/runtime/test_runtime_fairness.py",
     "tests/buzzer/panel/test_panel_layout.py",
-    "tests/buzzer/panel/test_panel_e2e.py",
+    "tests/firmware_bridge/test_chip_night.py",
+    "tests/buzzer/app/test_run_network.py",
+    "tests/buzzer/panel/test_panel_attacks.py",
+    "tests/firmware_bridge/test_chip_fidelity.py",
+    "tests/firmware_bridge/test_chip_boot.py",
+    "tests/buzzer/app/test_run_pico_link.py",
+    "tests/buzzer/panel/test_panel_cli.py",
+    "tests/firmware_bridge/test_pico_install.py",
+    "tests/buzzer/tournament/test_tournament_hostile.py",
+    "tests/buzzer/panel/test_panel_trial_fixes.py",
+    "tests/firmware_bridge/test_chip_fairness.py",
+    "tests/buzzer/app/test_run_journal_choice.py",
+    "tests/buzzer/panel/test_panel_api.py",
+    "tests/hardware/test_hardware_selftest.py",
+    "tests/buzzer/app/test_doctor_pico.py",
+    "tests/buzzer/arbiter/test_properties.py",
 )
 
 

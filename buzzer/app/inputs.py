@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, Protocol
@@ -270,12 +271,34 @@ def _reason(errors: _OpenErrors, timeout_s: float, link: Any = None) -> tuple[st
         errno = getattr(exc, "errno", None)
         why = os.strerror(errno) if isinstance(errno, int) else str(exc)
         return pair("run.pico.cannot_open", why=why)
-    stats = link.stats() if link is not None else None
-    if stats is not None and stats.bad_versions >= 3 and stats.frames == 0:
+    if link is not None and _speaks_another_protocol(link):
         # Frames that are whole but of another protocol: the Pico runs another
         # release of the firmware. Said as such, not as "no Pico".
         return pair("run.pico.other_protocol", version=PROTOCOL_VERSION)
     return pair("run.pico.no_answer", seconds=f"{timeout_s:g}")
+
+
+#: Whole frames of another protocol version, and none of ours, that make a Pico
+#: one running another release's firmware (a stray corrupt frame is not that).
+OTHER_PROTOCOL_FRAMES = 3
+
+
+def _speaks_another_protocol(link: Any) -> bool:
+    stats = link.stats()
+    return bool(stats.bad_versions >= OTHER_PROTOCOL_FRAMES and stats.frames == 0)
+
+
+def _wait_for_pico(link: Any, timeout_s: float) -> bool:
+    """Whether the link connected within ``timeout_s``. A Pico that speaks another
+    protocol will not connect however long it is given: that ends the wait at
+    once, and the technician reads why without waiting out the timeout."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = deadline - time.monotonic()
+        if link.wait_connected(max(0.0, min(left, 0.05))):
+            return True
+        if left <= 0 or _speaks_another_protocol(link):
+            return False
 
 
 def attach_bridge(
@@ -339,7 +362,7 @@ def attach_bridge(
     source = LinkSource(runtime, "pico", link)
     holder.append(source)
     link.start()
-    connected = link.wait_connected(connect_timeout_s)
+    connected = _wait_for_pico(link, connect_timeout_s)
     if required and link.device is not None:
         # A Pico that said HELLO but must not play: a Pico 2, or another
         # firmware than this release's (firmware_bridge/shipped.py).

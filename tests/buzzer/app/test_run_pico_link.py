@@ -181,3 +181,24 @@ def test_a_pico_unplugged_mid_game_is_an_alert_until_it_is_back(tmp_path: Path) 
                 lambda: client.get("/api/state").json()["snapshot"]["answering"] == 2,
                 "the press on the replugged Pico was not taken",
             )
+
+
+def test_a_pico_on_another_protocol_ends_the_wait_at_once() -> None:
+    """Waiting longer changes nothing for a Pico that speaks another protocol: the
+    start does not wait out its timeout (an hour here) to say so."""
+    import types
+
+    from buzzer.app.inputs import OTHER_PROTOCOL_FRAMES, _wait_for_pico
+
+    waits: list[float] = []
+
+    class OldFirmwareLink:
+        def wait_connected(self, timeout: float) -> bool:
+            waits.append(timeout)
+            return False
+
+        def stats(self) -> types.SimpleNamespace:
+            return types.SimpleNamespace(bad_versions=OTHER_PROTOCOL_FRAMES, frames=0)
+
+    assert _wait_for_pico(OldFirmwareLink(), 3600.0) is False
+    assert len(waits) == 1 and waits[0] <= 0.05
