@@ -195,6 +195,10 @@ class SelftestReport:
     #: Checks asked for that this input path cannot do, and why: shown as not
     #: run, never as passed (``ok`` is about the checks that ran).
     not_run: dict[str, str] = field(default_factory=dict)
+    #: A stand-in for the metal (the chip model) this machine's load kept from being
+    #: one during the run, in words (None: it kept its pace): the figures are then
+    #: the load's, not the firmware's.
+    stand_in_starved: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -231,6 +235,7 @@ class SelftestReport:
         return {
             "ok": self.ok,
             "not_run": dict(self.not_run),
+            "stand_in_starved": self.stand_in_starved,
             "mode": self.mode,
             "software_only": self.software_only,
             "source": self.source,
@@ -349,6 +354,11 @@ class SelftestReport:
         ]
         if self.software_only:
             lines.append(f"NOTE: {SOFTWARE_ONLY}.")
+        if self.stand_in_starved:
+            lines.append(
+                f"NOTE: {self.stand_in_starved}: this machine's load, not the firmware, "
+                "made the figures below; run it again with nothing else running."
+            )
         if self.latency:
             lines += [
                 "",

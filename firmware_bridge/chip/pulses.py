@@ -151,6 +151,12 @@ class ChipPulseSource:
             self.close()
             raise
         self._resets = len(self.chip.resets)
+        self._connected_ns = time.monotonic_ns()
+
+    def starved(self, tolerance_ns: int) -> str | None:
+        """What this machine's load did to the chip since the link connected
+        (:meth:`ChipModel.starved`), or None while it kept a Pico's pace."""
+        return self.chip.starved(self._connected_ns, tolerance_ns)
 
     def _wait_for_firmware(self, timeout_s: float) -> None:
         """Block until ``main.py`` runs (its boot HELLO): see ChipModel.wait_firmware."""

@@ -146,6 +146,9 @@ class Rig:
     #: ``(seat, pressed, host t)`` (``DeviceStamps``): an interval between two of
     #: them is the Pico's clock alone, with no clock fit in between.
     device_stamps: DeviceStamps | None = None
+    #: For a stand-in (the chip model): what this machine's load did to it since
+    #: the checks began, in words, or None while it kept its pace.
+    stand_in_starved: Callable[[], str | None] | None = None
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -467,4 +470,7 @@ def chip_rig(pinmap: PinMap, *, hold_off_ns: int | None = None) -> Rig:
         sink=sink,
         link=source.link,
         wait_bound_ns=CHIP_WAIT_BOUND_NS,
+        # A chip behind the wall clock by a third of the wait bound has its
+        # presses mapped that early: near enough to being ruled late.
+        stand_in_starved=lambda: source.starved(CHIP_WAIT_BOUND_NS // 3),
     )

@@ -134,6 +134,8 @@ def run_selftest(
         if rig.bank is None or rig.stuck_ns is None:
             report.not_run["stuck"] = rig.no_stuck_check or "this input path has no stuck detection"
     bar.finish()
+    if rig.stand_in_starved is not None:
+        report.stand_in_starved = rig.stand_in_starved()
     if options.png and report.latency:
         from hardware.histogram import write_histogram
 

@@ -68,12 +68,22 @@ def chip_report() -> tuple[int, dict[str, object], str]:
     return status, json.loads(out.getvalue()), err.getvalue()
 
 
+def starved(report: dict[str, object]) -> bool:
+    """Whether this machine's load kept the chip model from a Pico's pace during the
+    run, as the report says: its presses were then mapped late, and what a test may
+    still ask is that nothing came out of order, nothing was missed, and it was said."""
+    return bool(report["stand_in_starved"])
+
+
 def test_the_report_names_the_real_firmware_and_passes(
     chip_report: tuple[int, dict[str, object], str],
 ) -> None:
     status, report, err = chip_report
-    assert status == 0, (report, err)
-    assert report["ok"] is True
+    if starved(report):
+        assert status == (0 if report["ok"] else 1), (report, err)
+    else:
+        assert status == 0, (report, err)
+        assert report["ok"] is True
     assert report["mode"] == "emulate-chip"
     assert report["source"] == (
         "the real firmware on an emulated RP2040 (MicroPython v1.28 + rp2040js), through BridgeLink"
@@ -90,6 +100,13 @@ def test_fairness_the_earlier_press_wins_at_every_offset_from_2_us(
     assert fairness["offsets_exact"] is True  # edges scheduled on the emulated clock
     rows = {row["offset_us"]: row for row in fairness["rows"]}
     assert sorted(rows) == list(OFFSETS_US)
+    if starved(report):
+        for offset, row in rows.items():
+            assert row["trials"] == TRIALS and row["missed"] == 0, row
+            assert row["first_won"] + row["ties"] + row["late"] == TRIALS, row
+            assert (row["second_won"], row["order_errors"]) == (0, 0), row
+            assert row["first_won" if offset == 0 else "ties"] == 0, row
+        return
     for offset, row in rows.items():
         assert row["trials"] == TRIALS and row["missed"] == 0 and row["late"] == 0, row
         if offset == 0:
@@ -116,6 +133,8 @@ def test_latency_every_press_comes_back_with_its_figures(
     assert [b["key"] for b in buttons] == ["1", "2", "3", "4"]
     for button in buttons:
         assert button["n"] == COUNT and button["missed"] == 0, button
+        if starved(report):
+            continue  # the figures are the link's mapping of a chip behind the wall clock
         figures = [button[k] for k in ("min_us", "median_us", "p99_us", "max_us")]
         assert all(isinstance(v, float | int) for v in figures), button
         assert figures[0] <= figures[1] <= figures[2] <= figures[3], button
@@ -187,6 +206,18 @@ def test_a_check_not_run_is_never_all_passed() -> None:
     assert "all checks passed" not in table
     assert table.rstrip().endswith("the checks that ran passed; NOT RUN: stuck")
     assert report.to_json()["not_run"] == {"stuck": "the Pico path has no stuck-button detection"}
+
+
+def test_a_starved_stand_in_is_said_in_the_table_and_the_json() -> None:
+    report = SelftestReport("emulate-chip", "chip", "pins.toml", 10.0, None)
+    assert report.to_json()["stand_in_starved"] is None
+    assert "NOTE" not in report.table()
+    report.stand_in_starved = "the chip fell 3400 ms behind the wall clock"
+    assert report.to_json()["stand_in_starved"] == report.stand_in_starved
+    assert (
+        "NOTE: the chip fell 3400 ms behind the wall clock: this machine's load, not the "
+        "firmware, made the figures below" in report.table()
+    )
 
 
 @pytest.mark.parametrize("source", [[], ["--simulate"]])
