@@ -443,6 +443,11 @@ async function main() {
   };
 
   let announced = false;
+  // Dilated, the line starts at the firmware's first bytes on USB (main.py's
+  // HELLO), not when USB comes up: nothing maps the chip's clock before the
+  // firmware speaks, and its boot at full emulation speed is seconds shorter
+  // than at K x the wall clock.
+  let spoke = false;
   let lastReport = clock.nanos;
   let paceRef = null;
   let dilateRef = null;
@@ -453,9 +458,9 @@ async function main() {
     while (inbox.length) handle(inbox.shift());
     if (quit) break;
     let until = clock.nanos + SLICE_NS;
-    if (args.dilate && announced) {
+    if (args.dilate && spoke) {
       // Dilated: the chip's time at exactly K x the wall clock (times 1 +
-      // drift) from the moment USB came up, its CPU at the full 125 MHz. The
+      // drift) from the firmware's first bytes on USB, its CPU at the full 125 MHz. The
       // chip is never run past the line, so it trails it by one short step
       // (K x the loop's own wall time), and a host whose clock is K x the wall
       // clock (firmware_bridge/chip/dilation.py) sees a Pico's crystal.
@@ -485,7 +490,10 @@ async function main() {
       emit({ ev: "ready", ns: Math.round(clock.nanos), booted_ns: Math.round(chip.bootedAtNs) });
     }
     const out = chip.takeOutput();
-    if (out) emit({ ev: 'cdc', data: out.toString('base64'), ns: Math.round(clock.nanos) });
+    if (out) {
+      emit({ ev: 'cdc', data: out.toString('base64'), ns: Math.round(clock.nanos) });
+      spoke = true;
+    }
     if (args.pace && announced) {
       // Keep emulated time on the wall clock (times 1 + drift) from the moment
       // USB came up: the CPU's cycle is lengthened until the emulation runs at

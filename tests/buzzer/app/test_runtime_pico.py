@@ -153,7 +153,7 @@ def _wait(check: Any, what: str, timeout: float = 30.0) -> None:
 @pytest.mark.serial  # a CPU hog and GC pressure: scripts/test's sequential phase
 @pytest.mark.parametrize(
     ("load", "delay_s", "questions"),
-    [("quiet", 0.0, 60), ("hog-gc-journal-8ms", 0.008, 30)],
+    [("quiet", 0.0, 60), ("hog-gc-journal-8ms", 0.008, 20)],
     ids=["quiet", "hog-gc-journal-8ms"],
 )
 def test_the_earliest_edge_on_the_pico_wins_under_load(
