@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import pytest
 
 from buzzer.arbiter.events import Press
+from buzzer.arbiter.params import NS_PER_MS
 from buzzer.cli import main
 from hardware.histogram import legend, legend_swatches, write_histogram
 from hardware.report import SOFTWARE_ONLY, FairnessRow, GlitchRow, LatencyRow, SelftestReport
@@ -581,6 +582,24 @@ def _coupled_rig(tmp_path: Path, glitch_ms: float) -> Any:
     return gpio_rig(load_pinmap(pins), factory, simulate=True)
 
 
+def _spike_widths(lamps: Any) -> list[int]:
+    """Record, on ``lamps``, how long each "all on" lasted until its "all off" (ns)."""
+    widths: list[int] = []
+    real = lamps.switch_all
+    on_at: list[int] = []
+
+    def switch_all(on: bool) -> None:
+        # From before the "on" to after the "off": never shorter than the spike.
+        if on:
+            on_at.append(time.monotonic_ns())
+        real(on)
+        if not on and on_at:
+            widths.append(time.monotonic_ns() - on_at.pop())
+
+    lamps.switch_all = switch_all
+    return widths
+
+
 def test_the_phantom_check_reports_the_spikes_the_glitch_check_kept_out(
     tmp_path: Path,
 ) -> None:
@@ -597,11 +616,19 @@ def test_the_phantom_check_reports_the_spikes_the_glitch_check_kept_out(
     try:
         lamps = rig.lamp_switch()
         assert lamps is not None
-        # no pause between on and off: each switch is a spike of microseconds
+        # No pause between on and off: each switch is a spike of microseconds, unless
+        # this machine preempts the writer between the two (a loaded run saw it):
+        # each spike's width as written is measured, and one wider than the check is
+        # a press by right.
+        widths = _spike_widths(lamps)
         (row,) = check_phantom(rig, lamps, Progress(1, sys.stderr, enabled=False), 3, 0.0)
     finally:
         rig.close()
-    assert row.ok and row.phantoms == {}
+    stretched = sum(1 for width in widths if width >= 10 * NS_PER_MS)
+    assert len(widths) == 3 and row.phantoms.get("1", 0) <= stretched, (widths, row)
+    assert set(row.phantoms) <= {"1"}
+    if not stretched:
+        assert row.ok and row.phantoms == {}
     assert row.edges == {"1": 6}
     report = SelftestReport("simulate", "mock pins", "pins.toml", 20.0, None, phantom=[row])
     text = report.table()
