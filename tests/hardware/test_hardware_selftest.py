@@ -676,6 +676,46 @@ def test_an_edge_stamped_before_the_game_started_is_the_checks_not_the_games() -
     assert sink.queue.qsize() == 3
 
 
+def test_a_burst_preempted_before_its_clock_started_is_tried_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The writer preempted right after the burst's first edge, before it read the
+    time the burst is measured from: the last edge comes after the glitch check
+    looked (at the first edge + 1 ms), which then sees the line open, and the press
+    is stamped at the last edge. A loaded run failed the row so; the burst's length
+    now counts from before the call, and such a burst is tried again."""
+    from hardware.selftest import LoopbackPulses
+    from hardware.selftest.pulses import spin_until
+
+    real_burst = LoopbackPulses.burst
+    preempted: list[str] = []
+
+    def burst(self: Any, key: str, edges: int, spacing_ns: int) -> int:
+        if key in preempted:
+            return real_burst(self, key, edges, spacing_ns)
+        preempted.append(key)
+        device = self._devices[key]
+        device.on()
+        spin_until(time.monotonic_ns() + 650_000)  # off 750, on 850, off 950, on 1,050 µs
+        t0 = time.monotonic_ns()
+        for index in range(1, edges):
+            spin_until(t0 + index * spacing_ns)
+            if index % 2 == 0:
+                device.on()
+            else:
+                device.off()
+        return t0
+
+    monkeypatch.setattr(LoopbackPulses, "burst", burst)
+    pins = tmp_path / "pins.toml"
+    pins.write_text("[players]\n1 = 17\n2 = 27\n[host]\nreading_start = 5\nreading_end = 6\n")
+    args = ["selftest", "--simulate", "--pins", str(pins), "--checks", "bounce", "--no-png"]
+    status = main([*args, "--no-progress", "--json"])
+    rows = json.loads(capsys.readouterr().out)["bounce"]
+    assert len(preempted) == 4
+    assert status == 0 and all(r["ok"] and r["first_edge_stamp"] for r in rows), rows
+
+
 def test_a_burst_stretched_by_a_busy_machine_is_tried_again_not_failed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
