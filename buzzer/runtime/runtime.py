@@ -89,6 +89,9 @@ class RuntimeStats:
     refused: int = 0
     #: Inputs delivered stamped before a time already decided (a faulted source's).
     behind: int = 0
+    #: Of those, inputs stamped before their own source's watermark: a source that
+    #: broke its promise (a defect in the source, never the load); always 0.
+    broken_promises: int = 0
     late_presses: int = 0
     faults: int = 0
     journal_errors: int = 0
@@ -120,6 +123,11 @@ class Runtime:
         self._merge: EventTimeMerge[_Delivery] = EventTimeMerge()
         self._sources: list[Source] = []
         self._faulted: set[str] = set()
+        #: Per source: the highest watermark it gave while healthy, as of the last
+        #: inbox drain (what it promised: everything stamped before was delivered).
+        self._promised: dict[str, int] = {}
+        #: The watermarks read this step, promised once this step's inbox is drained.
+        self._promising: dict[str, int] = {}
         self._pending_faults: list[Input] = []
         self._sources_lock = threading.Lock()
         self._stop = threading.Event()
@@ -156,6 +164,7 @@ class Runtime:
             if source in self._sources:
                 self._sources.remove(source)
             self._faulted.discard(source.name)
+            self._promised.pop(source.name, None)
 
     def clock_source(self, name: str) -> ClockSource:
         source = ClockSource(self, name)
@@ -313,6 +322,11 @@ class Runtime:
             if entry is not None and entry is not _NUDGE:
                 self._take(*entry)
                 taken += 1
+        # Read before the drain, the marks covered everything just drained; from now
+        # on an input stamped before one of them is its source breaking its word.
+        for name, promised in self._promising.items():
+            self._promised[name] = max(promised, self._promised.get(name, promised))
+        self._promising.clear()
         decided = merge.released_until
         released = merge.release(mark)
         faults, self._pending_faults = self._pending_faults, []
@@ -329,11 +343,24 @@ class Runtime:
     def _take(self, item: Input, delivery: _Delivery) -> None:
         if self._merge.is_behind(item):
             self.stats.behind += 1
-            log.warning(
-                "runtime: %s delivered an input stamped %.1f ms before the decided time",
-                delivery.source.name,
-                (self._merge.released_until - item.t) / 1e6,
-            )
+            name = delivery.source.name
+            promised = self._promised.get(name)
+            if promised is not None and item.t < promised:
+                # The decided time passed this stamp on the source's own word, not
+                # because it was faulted: its watermark lied. Never the load's doing.
+                self.stats.broken_promises += 1
+                log.error(
+                    "runtime: %s broke its watermark: an input stamped %.1f ms before "
+                    "the time it had proven complete",
+                    name,
+                    (promised - item.t) / 1e6,
+                )
+            else:
+                log.warning(
+                    "runtime: %s delivered an input stamped %.1f ms before the decided time",
+                    name,
+                    (self._merge.released_until - item.t) / 1e6,
+                )
         self._merge.add(item, delivery)
 
     def _watermark(self) -> int:
@@ -357,6 +384,7 @@ class Runtime:
             if healthy:
                 assert mark is not None
                 marks.append(mark)
+                self._promising[name] = mark
                 if name in self._faulted:
                     self._faulted.discard(name)
                     self._pending_faults.append(Fault(0, name, True, "proving its time again"))

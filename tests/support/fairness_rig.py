@@ -200,22 +200,30 @@ class Outcome:
     faults: int = 0
     #: Per question: (presses ruled late, inputs delivered behind the decided time).
     per_question: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: Per question: inputs stamped before their own source's watermark.
+    broken: dict[int, int] = field(default_factory=dict)
 
     @property
     def wrong_winners(self) -> list[tuple[int, int, int | None]]:
         return [w for w in self.winners if w[1] != w[2]]
 
     def unexplained(self) -> list[str]:
-        """What went wrong in a question the runtime had no fault in (:func:`unexplained`)."""
-        return unexplained(self.per_question, self.faulted, self.wrong_winners)
+        """What went wrong that no fault explains (:func:`unexplained`)."""
+        return unexplained(self.per_question, self.faulted, self.wrong_winners, self.broken)
 
 
 class QuestionWindows:
-    """Per question, what the runtime ruled and whether it had an input source faulted.
+    """Per question, what the runtime ruled and whether a fault touched it.
 
     A question's window runs from its start to the next one's (a listener may hear
-    a late press just after the host's judge command came back); it counts as
-    faulted when a source was out at its start or a fault was raised in it.
+    a late press just after the host's judge command came back). It counts as
+    faulted when a source was out at its start or its end, a fault was raised in
+    it, or an input was delivered behind the decided time in it — which, with no
+    broken promise (counted apart, never excused), only a faulted source does.
+    The runtime's thread moves its counters while this one reads them, so one
+    step's consequences can straddle two windows (its behind input counted in
+    one, the press it made late in the next): the question after a faulted one
+    is excused too.
     """
 
     def __init__(self, record: LiveRecord, runtime: Runtime) -> None:
@@ -223,19 +231,23 @@ class QuestionWindows:
         self.runtime = runtime
         #: Per question (1-based): (presses ruled late, inputs delivered behind).
         self.per_question: dict[int, tuple[int, int]] = {}
+        #: Per question: inputs stamped before their own source's watermark (a defect).
+        self.broken: dict[int, int] = {}
         self.faulted: set[int] = set()
-        self._opened: tuple[int, tuple[int, int, int], bool] | None = None
+        self._touched: set[int] = set()
+        self._opened: tuple[int, tuple[int, int, int, int], bool] | None = None
         self._first = 0
 
-    def _counters(self) -> tuple[int, int, int]:
+    def _counters(self) -> tuple[int, int, int, int]:
         with self.record.lock:
             late = self.record.late
         stats = self.runtime.stats
-        return late, stats.behind, stats.faults
+        return late, stats.behind, stats.faults, stats.broken_promises
 
     def open(self, number: int) -> None:
         self.close()
-        self._opened = (number, self._counters(), bool(self.runtime.faulted))
+        faulted_at_start = bool(self.runtime.faulted)
+        self._opened = (number, self._counters(), faulted_at_start)
         with self.record.lock:
             self._first = len(self.record.recognized)
 
@@ -266,8 +278,13 @@ class QuestionWindows:
         number, before, faulted_at_start = self._opened
         self._opened = None
         after = self._counters()
-        self.per_question[number] = (after[0] - before[0], after[1] - before[1])
-        if faulted_at_start or after[2] > before[2] or self.runtime.faulted:
+        late, behind, faults, broken = (a - b for a, b in zip(after, before, strict=True))
+        self.per_question[number] = (late, behind)
+        if broken:
+            self.broken[number] = broken
+        if faulted_at_start or faults or behind or self.runtime.faulted:
+            self._touched.add(number)
+        if number in self._touched or number - 1 in self._touched:
             self.faulted.add(number)
 
 
@@ -275,8 +292,9 @@ def unexplained(
     per_question: dict[int, tuple[int, int]],
     faulted: set[int],
     wrong_winners: list[tuple[int, int, int | None]],
+    broken: dict[int, int] | None = None,
 ) -> list[str]:
-    """What went wrong in a question the runtime had no fault in: each is a defect.
+    """What went wrong that no fault of the runtime's explains: each is a defect.
 
     A source starved beyond the wait bound (a thread the OS did not run for
     hundreds of ms while the rest of the process ran) is, by design, a fault:
@@ -284,9 +302,14 @@ def unexplained(
     decided is ruled ``late`` (``buzzer/runtime/runtime.py``). That is the
     load the test injected, measured by the runtime itself; a late press, a
     press behind the decided time or a later press winning in a question
-    *without* a fault is the runtime breaking its promise.
+    *without* a fault is the runtime breaking its promise — and so, in any
+    question, is an input stamped before its own source's watermark.
     """
     out = [
+        f"question {q}: {n} inputs stamped before their own source's watermark"
+        for q, n in sorted((broken or {}).items())
+    ]
+    out += [
         f"question {q}: {late} ruled late, {behind} delivered behind"
         for q, (late, behind) in sorted(per_question.items())
         if (late or behind) and q not in faulted
@@ -388,6 +411,7 @@ def play(
     outcome.live_decisions = record.decisions
     outcome.late = record.late
     outcome.per_question, outcome.faulted = windows.per_question, windows.faulted
+    outcome.broken = windows.broken
     return outcome
 
 

@@ -65,6 +65,8 @@ class PicoOutcome:
     #: (presses ruled late, inputs delivered behind): ``fairness_rig.QuestionWindows``.
     faulted: set[int] = field(default_factory=set)
     per_question: dict[int, tuple[int, int]] = field(default_factory=dict)
+    #: Per question: inputs stamped before the link's own watermark (a defect).
+    broken: dict[int, int] = field(default_factory=dict)
 
 
 @contextlib.contextmanager
@@ -129,6 +131,7 @@ def play_pico(
             runtime.settle()
             windows.close()
             outcome.per_question, outcome.faulted = windows.per_question, windows.faulted
+            outcome.broken = windows.broken
             outcome.lost = attached.link.stats().lost
         finally:
             attached.close()
@@ -171,7 +174,7 @@ def test_the_earliest_edge_on_the_pico_wins_under_load(
     # then raises the Pico's fault (journaled) and a press delivered for a time
     # already decided is ruled late, by design (as test_runtime_fairness.check).
     # Nothing may go wrong in a question without a fault, and most have none.
-    assert unexplained(outcome.per_question, outcome.faulted, wrong) == []
+    assert unexplained(outcome.per_question, outcome.faulted, wrong, outcome.broken) == []
     assert len(outcome.faulted) <= questions // 2, f"faulted in {sorted(outcome.faulted)}"
     assert outcome.lost == 0
     assert outcome.journal is not None

@@ -147,6 +147,7 @@ def test_a_silent_source_is_a_journaled_fault_and_its_late_press_is_ruled_late(
     game.pins.mark = game.now()
     game.runtime.step()
     assert game.runtime.stats.behind == 1
+    assert game.runtime.stats.broken_promises == 0  # faulted: excused, not a lie
     assert game.runtime.stats.late_presses == 1
     journal = game.journal()
     assert any(x.get("type") == "press" and x["seat"] == 2 for x in journal)  # not dropped
@@ -154,6 +155,28 @@ def test_a_silent_source_is_a_journaled_fault_and_its_late_press_is_ruled_late(
     assert back and back[0]["source"] == "pins"
     assert game.runtime.faulted == frozenset()
     replay_lines(list(game.store.lines()))  # the live journal replays
+
+
+def test_an_input_stamped_before_its_own_sources_watermark_is_a_broken_promise(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Behind because the source lied, not because it was faulted: counted apart.
+
+    The fairness tests excuse a press delivered behind only where the source
+    was faulted; one stamped before what its own source had proven complete
+    is a defect in that source whatever the machine's load, and says so.
+    """
+    game = Game(tmp_path)
+    opened = game.open_window()
+    game.advance(10 * MS)
+    game.pins.mark = game.now()  # "nothing before now will still come"
+    game.runtime.step()
+    assert game.runtime.faulted == frozenset()
+    game.pins.deliver(Press(opened + 2 * MS, 4))  # ... and then it does
+    game.runtime.step()
+    assert game.runtime.stats.behind == 1
+    assert game.runtime.stats.broken_promises == 1
+    assert "pins broke its watermark" in caplog.text
 
 
 def test_a_source_with_no_proof_at_all_is_a_fault_too(tmp_path: Path) -> None:
