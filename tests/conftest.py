@@ -87,3 +87,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return rank.get(relative, len(rank))
 
     items.sort(key=file_rank)  # stable: the order within a file is kept
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test's panel pages are its own: the report of a failure lists only them."""
+    import sys
+
+    pages = sys.modules.get("tests.support.panel_game")
+    if pages is not None:
+        pages.OPENED_PAGES.clear()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failed test that drove the panel in Chromium says what each page posted and
+    was answered, the toast it showed and its errors: a tap that led nowhere on a
+    loaded machine is otherwise only a timeout."""
+    import sys
+
+    outcome = yield
+    report = outcome.get_result()
+    pages = sys.modules.get("tests.support.panel_game")
+    if report.when == "call" and report.failed and pages is not None and pages.OPENED_PAGES:
+        traffic = "\n".join(pages.page_traffic(page) for page in pages.OPENED_PAGES)
+        report.sections.append(("panel traffic", traffic))

@@ -245,6 +245,11 @@ def shoot(page: Any, name: str, *, prefix: str = "", full_page: bool = False) ->
         page.screenshot(path=str(Path(folder) / f"{prefix}{name}.png"), full_page=full_page)
 
 
+#: The pages opened by the running test (cleared at each test's setup, tests/conftest.py):
+#: a failed test's report lists their traffic (:func:`page_traffic`).
+OPENED_PAGES: list[Any] = []
+
+
 def host_page(browser: Any, rig: Rig, viewport: dict[str, int] = TABLET) -> Any:
     """A host page already logged in (the session cookie of an API login).
 
@@ -260,10 +265,48 @@ def host_page(browser: Any, rig: Rig, viewport: dict[str, int] = TABLET) -> Any:
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.errors = errors
+    # Every command the page posted and the answer it got (read at a timeout).
+    commands: list[Any] = []
+    page.on("requestfinished", lambda r: _keep_command(commands, r))
+    page.on("requestfailed", lambda r: _keep_command(commands, r))
+    page.commands = commands
+    OPENED_PAGES.append(page)
     page.goto(rig.url + "/")
     page.wait_for_selector("#game:not([hidden])")
     page.wait_for_selector("#link.up")
     return page
+
+
+def _keep_command(commands: list[Any], request: Any) -> None:
+    if request.url.endswith("/api/command"):
+        commands.append(request)
+
+
+def page_traffic(page: Any) -> str:
+    """A page's commands with their answers, the toast it shows and its errors."""
+    size = page.viewport_size or {}
+    lines = [f"page {size.get('width')}x{size.get('height')}:"]
+    # First a call into the page: the sync API hears its events only inside one.
+    try:
+        toast = page.evaluate(
+            "(() => { const b = document.getElementById('toast');"
+            " return b && !b.hidden ? b.textContent : ''; })()"
+        )
+    except Exception as exc:
+        toast = f"unreadable ({exc})"
+    for request in list(getattr(page, "commands", [])):
+        try:
+            response = request.response()
+            answer = "no answer" if response is None else f"{response.status} {response.text()}"
+        except Exception as exc:  # the page closed under us: say so, keep going
+            answer = f"unreadable ({exc})"
+        failure = request.failure
+        lines.append(f"  {request.post_data} -> {failure or answer}")
+    if len(lines) == 1:
+        lines.append("  no command posted")
+    lines.append(f"  toast: {toast!r}")
+    lines.append(f"  page errors: {list(getattr(page, 'errors', []))}")
+    return "\n".join(lines)
 
 
 def wait_stage(page: Any, stage: str) -> None:
