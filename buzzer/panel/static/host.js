@@ -988,7 +988,37 @@
     if (held && s.stage !== held.stage) held = null;
   }
 
+  /* A tap is a press and a release on the same control. A state pushed while the
+     host's finger is down would redraw the stage and replace that control, and the
+     browser would send the click nowhere: the tap lost, with nothing said. So the
+     stage waits while a pointer is down, and is redrawn as it comes up (after its
+     click) — or after HOLD_MS, for a finger that never lifts. */
+  const HOLD_MS = 1000;
+  let pointerDownAt = 0;
+  let redrawHeld = 0;
+  document.addEventListener("pointerdown", () => { pointerDownAt = performance.now(); }, true);
+  function pointerReleased() {
+    pointerDownAt = 0;
+    if (redrawHeld) {
+      clearTimeout(redrawHeld);
+      redrawHeld = 0;
+      setTimeout(renderStage, 0); // after this release's click
+    }
+  }
+  document.addEventListener("pointerup", pointerReleased, true);
+  document.addEventListener("pointercancel", pointerReleased, true);
+
+  function holdForTap() {
+    const held = pointerDownAt ? performance.now() - pointerDownAt : HOLD_MS;
+    if (held >= HOLD_MS) return false;
+    if (!redrawHeld) {
+      redrawHeld = setTimeout(() => { redrawHeld = 0; pointerDownAt = 0; renderStage(); }, HOLD_MS - held);
+    }
+    return true;
+  }
+
   function renderStage() {
+    if (holdForTap()) return;
     const box = $("stage");
     if (snapshot.stage !== "final_stakes") editingStakes.clear();
     const key = JSON.stringify([Svoyak.lang, { ...snapshot, now: 0, version: 0, locked_until: 0 },

@@ -472,3 +472,30 @@ def test_a_question_nobody_pressed_for_says_so_and_is_not_the_board(
             "() => document.querySelector('#stage-label').textContent === 'Question closed'"
         )
         assert page.errors == []
+
+
+def test_a_tap_held_while_a_state_arrives_still_chooses_its_question(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A loaded run's tap on a price that never reached the game: the state another
+    command pushed redrew the board between the finger going down and up, the cell
+    under it was replaced, and the browser sent the click nowhere. The stage now
+    waits for the finger to lift."""
+    with package_rig(tmp_path, board_package(), game_options=STILL) as rig:
+        commands = Commands(rig.client())
+        page = host_page(browser, rig)
+        cell = page.wait_for_selector(".cell[data-theme='1'][data-price='100']")
+        box = cell.bounding_box()
+        assert box is not None
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        # Another panel's command while the finger is down: a state the page redraws for.
+        commands.ok({"type": "correction", "seat": 2, "delta": 300, "reason": "тест"})
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('#scores *')]"
+            ".some((e) => e.textContent.trim() === '300')"
+        )
+        page.mouse.up()
+        rig.wait_state(lambda s: s["cell"] == [1, 100], "the price tapped chosen")
+        wait_stage(page, "question")
+        assert page.errors == []
