@@ -201,14 +201,16 @@ def test_test_pulse_round_trip(link: BridgeLink, emulator: Emulator) -> None:
     # (on_event is told after the event is handed on: the release's may still come.)
     wait_for(lambda: len(infos) >= 2, "both edges' event info")
     assert [i.flags & p.FLAG_TEST for i in infos[-2:]] == [p.FLAG_TEST, p.FLAG_TEST]
-    # The pulse is as wide as asked, on the device's own clock: never shorter, and it
-    # ends within the main-loop rounds that follow 15 ms. The emulator's loop runs on
-    # this machine's scheduler (a loaded run saw a 132 ms pulse), so the bound is the
+    # The pulse is as wide as asked, on the device's own clock, within the main loop's
+    # pace. Its end is timed from the tick the command was handled at, but the pin goes
+    # down when the loop gets to it (a suite run saw 14,960 µs with a 1.3 ms gap), and
+    # it ends within the rounds that follow 15 ms. The emulator's loop runs on this
+    # machine's scheduler (a loaded run saw a 132 ms pulse), so the bound is the
     # loop's pace as measured over this pulse: the step that sees the end, the step
     # that drives the pin, the step that samples it.
     width = infos[-1].device_us - infos[-2].device_us
     gap = emulator.longest_step_gap_us
-    assert 15_000 <= width <= 15_000 + 3 * gap + 1_000, (width, gap)
+    assert 15_000 - gap <= width <= 15_000 + 3 * gap + 1_000, (width, gap)
 
 
 def test_bounce_gives_one_press(link: BridgeLink, emulator: Emulator) -> None:
