@@ -135,9 +135,12 @@ const Svoyak = (() => {
     }
   }
 
-  /* The scores strip, shared by both pages. */
+  /* The scores strip, shared by both pages. Called on every state and five times a
+     second (a false start's «блок» goes when its time is up): the strip is rebuilt
+     only when what it shows changed. Rebuilt every time, it kept a tablet's browser
+     laying out and painting the top bar five times a second all night. */
+  const shownScores = new WeakMap();
   function renderScores(container, snapshot, panel) {
-    container.replaceChildren();
     const now = gameNow();
     const stuck = new Set(
       ((panel && panel.alerts) || []).filter((a) => a.kind === "stuck").map((a) => a.seat),
@@ -146,36 +149,44 @@ const Svoyak = (() => {
     // the chooser's ★ means nothing in the final and after the game
     const choosing = !snapshot.stage.startsWith("final_") && snapshot.stage !== "over";
     const chooser = !choosing ? null : next && snapshot.stage === "board" ? next.chooser : snapshot.chooser;
-    snapshot.players.forEach((player, i) => {
+    const inQuestion = snapshot.stage === "question";
+    // a margin is the race for the floor now taken: not once the window reopens
+    // after a wrong answer (the engine keeps it until the next press is recognized)
+    const racing = inQuestion && snapshot.phase === "answering";
+    const rows = snapshot.players.map((player, i) => {
       const seat = i + 1;
       const classes = ["player"];
       if (snapshot.answering === seat) classes.push("answering");
       if (chooser === seat && snapshot.stage === "board") classes.push("chooser");
       if (snapshot.winner === seat) classes.push("winner");
-      const inQuestion = snapshot.stage === "question";
       if (inQuestion && (snapshot.answered || []).includes(seat)) classes.push("answered");
       const locked = (snapshot.locked_until || {})[seat];
-      const marks = [];
-      if (chooser === seat) marks.push(el("span", { class: "mark chooser-mark" }, "★"));
-      if (locked && locked > now) marks.push(el("span", { class: "mark locked" }, t("locked")));
-      if (stuck.has(seat)) marks.push(el("span", { class: "mark stuck" }, "⚠"));
-      // a margin is the race for the floor now taken: not once the window reopens
-      // after a wrong answer (the engine keeps it until the next press is recognized)
-      const racing = inQuestion && snapshot.phase === "answering";
-      const margin = racing ? (snapshot.margins_us || {})[seat] : undefined;
-      container.append(
-        el(
-          "div",
-          { class: classes.join(" "), dataset: { seat: String(seat) } },
-          // on a narrow card (a phone) the marks wrap below the name (panel.css)
-          el("div", { class: "name" }, el("span", { class: "who" }, player), marks),
-          el("div", { class: "score" }, String(snapshot.scores[String(seat)])),
-          margin !== undefined
-            ? el("div", { class: "margin" }, t("margin.ms", { ms: (margin / 1000).toFixed(1) }))
-            : null,
-        ),
-      );
+      return {
+        seat, player, classes: classes.join(" "), chooser: chooser === seat,
+        locked: Boolean(locked && locked > now), stuck: stuck.has(seat),
+        score: String(snapshot.scores[String(seat)]),
+        margin: racing ? (snapshot.margins_us || {})[seat] : undefined,
+      };
     });
+    const key = JSON.stringify([lang, rows]);
+    if (shownScores.get(container) === key) return;
+    shownScores.set(container, key);
+    container.replaceChildren(...rows.map((row) => {
+      const marks = [];
+      if (row.chooser) marks.push(el("span", { class: "mark chooser-mark" }, "★"));
+      if (row.locked) marks.push(el("span", { class: "mark locked" }, t("locked")));
+      if (row.stuck) marks.push(el("span", { class: "mark stuck" }, "⚠"));
+      return el(
+        "div",
+        { class: row.classes, dataset: { seat: String(row.seat) } },
+        // on a narrow card (a phone) the marks wrap below the name (panel.css)
+        el("div", { class: "name" }, el("span", { class: "who" }, row.player), marks),
+        el("div", { class: "score" }, row.score),
+        row.margin !== undefined
+          ? el("div", { class: "margin" }, t("margin.ms", { ms: (row.margin / 1000).toFixed(1) }))
+          : null,
+      );
+    }));
   }
 
   /* How long a transient alert shows (ms), on every page: a reload included. The

@@ -150,7 +150,8 @@
 
   function tickCountdowns() {
     for (const node of document.querySelectorAll(".countdown")) {
-      node.textContent = t("seconds", { s: Svoyak.seconds(Number(node.dataset.deadline)) });
+      const text = t("seconds", { s: Svoyak.seconds(Number(node.dataset.deadline)) });
+      if (node.textContent !== text) node.textContent = text; // unchanged: no relayout
     }
     const timer = $("final-timer");
     if (timer) finalTimerOut(timer);

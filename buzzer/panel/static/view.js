@@ -71,14 +71,19 @@
     line.replaceChildren(t("final.timer.out"));
   }
 
+  /* Five times a second (a false start goes after its 5 s): redrawn only when the
+     alerts shown change, so that an idle screen is not laid out again and again. */
+  let alertsKey = "";
   function renderAlerts() {
     const box = $("alerts");
-    box.replaceChildren();
-    for (const alert of (panel && panel.alerts) || []) {
-      // a false start shows for 5 s of the game's clock: a reload does not bring it back
-      if (alert.kind !== "false_start" || !Svoyak.alertLive(alert, firstSeen, 5000)) continue;
-      box.append(el("div", { class: "alert false_start" }, "⚠ ", Svoyak.alertText(snapshot, alert)));
-    }
+    // a false start shows for 5 s of the game's clock: a reload does not bring it back
+    const shown = ((panel && panel.alerts) || []).filter(
+      (alert) => alert.kind === "false_start" && Svoyak.alertLive(alert, firstSeen, 5000));
+    const texts = shown.map((alert) => Svoyak.alertText(snapshot, alert));
+    const key = JSON.stringify([Svoyak.lang, texts]);
+    if (key === alertsKey) return;
+    alertsKey = key;
+    box.replaceChildren(...texts.map((text) => el("div", { class: "alert false_start" }, "⚠ ", text)));
   }
 
   function render() {
@@ -112,10 +117,13 @@
   live.connect();
   setInterval(() => {
     for (const node of document.querySelectorAll(".countdown")) {
-      node.textContent = t("seconds", { s: Svoyak.seconds(Number(node.dataset.deadline)) });
+      const text = t("seconds", { s: Svoyak.seconds(Number(node.dataset.deadline)) });
+      if (node.textContent !== text) node.textContent = text; // unchanged: no relayout
     }
     const timer = $("final-timer");
     if (timer) timerOut(timer);
-    if (snapshot) renderAlerts();
+    if (!snapshot) return;
+    renderAlerts();
+    Svoyak.renderScores($("scores"), snapshot, panel); // a «блок» goes when its time is up
   }, 200);
 })();

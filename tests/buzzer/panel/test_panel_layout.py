@@ -485,3 +485,27 @@ def test_the_pin_pad_has_three_equal_columns(browser: Any, tmp_path: Path, lang:
             assert found["problems"] == [], f"the PIN pad on the {size} ({lang}): {found}"
             assert errors == []
             context.close()
+
+
+def test_a_lock_mark_goes_from_the_viewer_when_its_time_is_up(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A false start's «блок» ends on the game's clock, with no new state to say so:
+    the viewer's scores strip (the second screen the players watch) drops it then,
+    as the host's does, not at whatever happens next."""
+    with package_rig(tmp_path, board_package(), game_options=STILL) as rig:
+        commands = Commands(rig.client())
+        commands.ok({"type": "select", "theme": 1, "price": 100})
+        commands.ok({"type": "reading_start"})
+        rig.wait_state(lambda s: s["phase"] == "reading", "the reading")
+        context = browser.new_context(viewport=PHONE)
+        viewer = context.new_page()
+        viewer.goto(rig.url + "/view")
+        viewer.wait_for_selector("#link.up")
+        press(rig, commands, 1)  # a false start: seat 1 is locked out for a while
+        state = rig.wait_state(lambda s: "1" in (s.get("locked_until") or {}), "the lockout")
+        version = state["version"]
+        viewer.wait_for_selector(".player[data-seat='1'] .mark.locked")
+        viewer.wait_for_selector(".player[data-seat='1'] .mark.locked", state="detached")
+        assert rig.state()["version"] == version  # no state said it: the clock did
+        context.close()
