@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.support.panel_game import (  # noqa: E402
+from tests.support.panel_game import (
     PHONE,
     STILL,
     board_package,
@@ -74,18 +74,21 @@ def main() -> int:
     args = parser.parse_args()
     me = os.getpid()
     per_second: list[float] = []
-    with tempfile.TemporaryDirectory() as folder, chromium() as browser:
-        with package_rig(Path(folder), board_package(), game_options=STILL) as rig:
-            host_page(browser, rig)
-            viewer = browser.new_context(viewport=PHONE).new_page()
-            viewer.goto(rig.url + "/view")
-            viewer.wait_for_selector("#link.up")
-            time.sleep(2)
-            for _ in range(args.rounds):
-                before, started = descendants_cpu_s(me), time.monotonic()
-                time.sleep(args.seconds)
-                used = descendants_cpu_s(me) - before
-                per_second.append(1000 * used / (time.monotonic() - started))
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        chromium() as browser,
+        package_rig(Path(folder), board_package(), game_options=STILL) as rig,
+    ):
+        host_page(browser, rig)
+        viewer = browser.new_context(viewport=PHONE).new_page()
+        viewer.goto(rig.url + "/view")
+        viewer.wait_for_selector("#link.up")
+        time.sleep(2)
+        for _ in range(args.rounds):
+            before, started = descendants_cpu_s(me), time.monotonic()
+            time.sleep(args.seconds)
+            used = descendants_cpu_s(me) - before
+            per_second.append(1000 * used / (time.monotonic() - started))
     print(
         f"idle host page + viewer, {args.rounds} rounds of {args.seconds:g} s: "
         f"median {statistics.median(per_second):.1f}, worst {max(per_second):.1f} "
