@@ -112,3 +112,54 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if report.when == "call" and report.failed and pages is not None and pages.OPENED_PAGES:
         traffic = "\n".join(pages.page_traffic(page) for page in pages.OPENED_PAGES)
         report.sections.append(("panel traffic", traffic))
+
+
+class _SharedChromium:
+    """One headless Chromium, kept from one browser test to the next.
+
+    Launching one costs about a second of CPU, and a browser per test file cost
+    the suite a dozen launches on each worker. It cannot simply live for the
+    whole session: while Playwright's sync API is started, its event loop counts
+    as running in this thread, and any other test's ``asyncio.run()`` fails. So
+    it is closed as soon as the next test to run does not use it
+    (:func:`pytest_runtest_teardown`), and launched again when one does.
+    """
+
+    def __init__(self) -> None:
+        self._manager: Any = None
+        self._browser: Any = None
+
+    def get(self) -> Any:
+        if self._browser is None:
+            from tests.support.panel_game import chromium
+
+            manager = chromium()
+            self._browser = manager.__enter__()
+            self._manager = manager
+        return self._browser
+
+    def close(self) -> None:
+        manager, self._manager, self._browser = self._manager, None, None
+        if manager is not None:
+            manager.__exit__(None, None, None)
+
+
+_CHROMIUM = _SharedChromium()
+
+
+@pytest.fixture
+def browser() -> Any:
+    """The shared headless Chromium; the contexts (pages, sockets, cookies) a test
+    opens in it go with the test: a page left open would keep reconnecting to its
+    test's stopped server."""
+    launched = _CHROMIUM.get()
+    yield launched
+    for context in list(launched.contexts):
+        context.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    yield
+    if nextitem is None or "browser" not in getattr(nextitem, "fixturenames", ()):
+        _CHROMIUM.close()

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.live_run import Host, rivers_package, served, svoyak
-from tests.support.panel_game import TABLET, TIMEOUT_MS, chromium
+from tests.support.panel_game import TABLET, TIMEOUT_MS
 from tests.support.tiny_disk import tiny_disk
 
 PACKAGE = rivers_package("Диск", 2)
@@ -44,6 +44,7 @@ def recorded(journal: Path) -> int:
 
 
 def test_a_full_disk_is_told_refused_counted_and_outlived_without_a_restart(
+    browser: Any,
     tmp_path: Path,
 ) -> None:
     package = tmp_path / "disk.json"
@@ -52,7 +53,7 @@ def test_a_full_disk_is_told_refused_counted_and_outlived_without_a_restart(
         inside = disk.inside / "game.sqlite"
         args = ("--journal", str(inside), "--rules", "tv-modern", "--package", str(package),
                 "--players", "Аня,Борис,Вера")  # fmt: skip
-        with served(*args, prefix=disk.prefix) as run, chromium() as browser:
+        with served(*args, prefix=disk.prefix) as run:
             host = Host(run.url)
             assert host.command(type="select", theme=1, price=100).status_code == 200
             assert host.command(type="reading_start").status_code == 200

@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 from buzzer.journal.seal import short
 from tests.support.live_run import Host, rivers_package, served, svoyak
-from tests.support.panel_game import TABLET, TIMEOUT_MS, chromium
+from tests.support.panel_game import TABLET, TIMEOUT_MS
 
 PACKAGE = rivers_package("Отчёт", 1)
 
 
 def test_the_report_is_the_host_s_until_the_game_is_over_then_everyone_s(
+    browser: Any,
     tmp_path: Path,
 ) -> None:
     package = tmp_path / "report.json"
@@ -30,7 +32,7 @@ def test_the_report_is_the_host_s_until_the_game_is_over_then_everyone_s(
     journal = tmp_path / "game.sqlite"
     args = ("--journal", str(journal), "--rules", "sport-false-start",
             "--package", str(package), "--players", "Аня,Борис,Вера")  # fmt: skip
-    with served(*args) as run, chromium() as browser:
+    with served(*args) as run:
         host = Host(run.url)
         early = httpx.get(run.url + "/report", timeout=10)
         assert early.status_code == 403

@@ -7,20 +7,11 @@ tied rows whose turn it is not; a tap sends ``bidder_pick`` and the turn moves.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.support.panel_game import chromium, host_page, package_rig, wait_stage
+from tests.support.panel_game import host_page, package_rig, wait_stage
 from tests.support.panel_support import Commands
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as browser:
-        yield browser
 
 
 def test_TV_S_AUC_3_the_host_taps_who_of_the_tied_players_bids_now(

@@ -6,7 +6,6 @@ Each test failed before its fix.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,6 @@ from tests.support.panel_game import (
     STILL,
     TABLET,
     board_package,
-    chromium,
     final_package,
     host_page,
     package_rig,
@@ -27,12 +25,6 @@ from tests.support.panel_game import (
     wait_stage,
 )
 from tests.support.panel_support import Commands
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as browser:
-        yield browser
 
 
 def two_rounds() -> dict[str, Any]:

@@ -8,7 +8,6 @@ a missing browser is a failure, never a silent skip.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,27 +16,7 @@ import pytest
 
 from tests.support.panel_support import PIN, Rig, panel_rig
 
-CHROMIUM = Path(os.environ.get("SVOYAK_CHROMIUM", "/usr/bin/chromium"))
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 TIMEOUT_MS = 20_000
-
-
-def _missing(reason: str) -> None:
-    pytest.fail(reason + " (./scripts/test installs it: see docs/panel.md)")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("the playwright package is not installed")
-    if not CHROMIUM.exists():
-        _missing(f"{CHROMIUM} is not installed (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -13,11 +13,9 @@ import httpx
 import pytest
 
 from buzzer.web_headers import CSP
-from tests.buzzer.panel.test_panel_e2e import TIMEOUT_MS, browser
+from tests.buzzer.panel.test_panel_e2e import TIMEOUT_MS
 from tests.support.http import http_client
 from tests.support.panel_support import PIN, Rig, panel_rig
-
-__all__ = ["browser"]  # the module-scoped Chromium fixture
 
 
 @pytest.fixture

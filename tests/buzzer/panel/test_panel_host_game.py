@@ -9,7 +9,6 @@ would) or by tapping the page, and asserts on what the page shows.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,6 @@ from tests.support.panel_game import (
     TABLET,
     answer_of,
     board_package,
-    chromium,
     comment_of,
     final_answer,
     final_package,
@@ -42,12 +40,6 @@ from tests.support.panel_game import (
     wait_stage,
 )
 from tests.support.panel_support import PIN, Commands
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as browser:
-        yield browser
 
 
 def shown_question(page: Any) -> str:

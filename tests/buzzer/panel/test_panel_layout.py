@@ -22,7 +22,6 @@ screenshot of every screen there (``-full``: the whole page), to look at.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +37,6 @@ from tests.support.panel_game import (
     STILL,
     TABLET,
     board_package,
-    chromium,
     final_package,
     host_page,
     package_rig,
@@ -169,12 +167,6 @@ LINES = """
   return node.getBoundingClientRect().height / parseFloat(getComputedStyle(node).lineHeight);
 }
 """
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as browser:
-        yield browser
 
 
 def shoot_both(name: str, size: str, page: Any) -> None:
@@ -487,9 +479,7 @@ def test_the_pin_pad_has_three_equal_columns(browser: Any, tmp_path: Path, lang:
             context.close()
 
 
-def test_a_lock_mark_goes_from_the_viewer_when_its_time_is_up(
-    browser: Any, tmp_path: Path
-) -> None:
+def test_a_lock_mark_goes_from_the_viewer_when_its_time_is_up(browser: Any, tmp_path: Path) -> None:
     """A false start's «блок» ends on the game's clock, with no new state to say so:
     the viewer's scores strip (the second screen the players watch) drops it then,
     as the host's does, not at whatever happens next."""

@@ -11,24 +11,16 @@ here) there is no such strip, and ``/api/simulate`` is not served.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 
 from tests.support.live_run import served
-from tests.support.panel_game import PHONE, TABLET, TIMEOUT_MS, chromium, shoot
+from tests.support.panel_game import PHONE, TABLET, TIMEOUT_MS, shoot
 from tests.support.paths import REPO
 
 #: ``svoyak run --headless`` on 127.0.0.1 (tests/support/live_run.py), no journal.
 HEADLESS = ("--no-journal",)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as browser:
-        yield browser
 
 
 def log_in(browser: Any, url: str, pin: str, viewport: dict[str, int]) -> Any:

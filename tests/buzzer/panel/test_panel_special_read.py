@@ -9,27 +9,17 @@ a tap journals a ``reading_end`` and the countdown starts; the verdict as ever.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.support.panel_game import (
     SPONSOR_CELL,
     board_package,
-    chromium,
     host_page,
     package_rig,
     wait_stage,
 )
 from tests.support.panel_support import Commands
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as browser:
-        yield browser
 
 
 def test_C2003_2_4_6e_the_host_ends_the_special_s_reading_and_the_time_starts(

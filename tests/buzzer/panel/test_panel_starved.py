@@ -15,11 +15,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from buzzer.arbiter.events import Press
 from buzzer.replay import replay_lines
@@ -27,7 +24,6 @@ from buzzer.runtime.runtime import Runtime
 from tests.support.panel_game import (
     STILL,
     board_package,
-    chromium,
     host_page,
     open_question,
     package_rig,
@@ -35,12 +31,6 @@ from tests.support.panel_game import (
 from tests.support.panel_support import Commands, Rig, wait_for
 
 STARVED_S = 0.8
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as browser:
-        yield browser
 
 
 class StarvableButton:

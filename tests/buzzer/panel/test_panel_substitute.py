@@ -9,20 +9,11 @@ never at another moment. Played through a real uvicorn and Chromium.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.support.panel_game import STILL, chromium, host_page, package_rig, press
+from tests.support.panel_game import STILL, host_page, package_rig, press
 from tests.support.panel_support import Commands, Rig
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as browser:
-        yield browser
 
 
 def three_rounds() -> dict[str, Any]:

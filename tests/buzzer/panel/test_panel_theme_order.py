@@ -3,19 +3,12 @@ cells still the package's theme numbers (the journal's). Real uvicorn, Chromium.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.panel_game import STILL, chromium, host_page, package_rig
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as browser:
-        yield browser
+from tests.support.panel_game import STILL, host_page, package_rig
 
 
 def unsorted_package() -> dict[str, Any]:

@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +30,6 @@ from tests.support.panel_game import (
     TABLET,
     TIMEOUT_MS,
     board_package,
-    chromium,
     final_package,
     host_page,
     package_rig,
@@ -39,12 +37,6 @@ from tests.support.panel_game import (
     wait_stage,
 )
 from tests.support.panel_support import PIN, Commands
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as browser:
-        yield browser
 
 
 def plain_page(browser: Any, url: str, viewport: dict[str, int]) -> Any:

@@ -18,17 +18,11 @@ import httpx
 import pytest
 
 from buzzer import words
-from tests.support.panel_game import TIMEOUT_MS, chromium
+from tests.support.panel_game import TIMEOUT_MS
 from tests.support.panel_support import PIN, Rig, panel_rig
 from tests.support.paths import REPO
 
 STATIC = REPO / "buzzer" / "panel" / "static"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as browser:
-        yield browser
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from typing import Any
 
 from buzzer.cli import main
 from tests.support.lines import ok, pr, re_, rs, sel
-from tests.support.panel_game import TABLET, TIMEOUT_MS, chromium
+from tests.support.panel_game import TABLET, TIMEOUT_MS
 from tests.support.paths import EXAMPLES
 
 #: A4's width less the @page margins (2 × 12 mm), in CSS pixels (96 per inch).
@@ -64,32 +64,31 @@ def assert_fits(page: Any) -> None:
     assert not found["wide"], found
 
 
-def test_the_report_at_tablet_width_and_on_a4(tmp_path: Path) -> None:
+def test_the_report_at_tablet_width_and_on_a4(browser: Any, tmp_path: Path) -> None:
     path = report(tmp_path, EXAMPLES / "full-game-tv-modern.jsonl")
-    with chromium() as browser:
-        page = open_page(browser, path, TABLET)
-        assert page.locator("article.question svg").count() == 8
-        assert_fits(page)
-        assert page.requests == [path.as_uri()]
-        assert page.problems == []
+    page = open_page(browser, path, TABLET)
+    assert page.locator("article.question svg").count() == 8
+    assert_fits(page)
+    assert page.requests == [path.as_uri()]
+    assert page.problems == []
 
-        printed = open_page(browser, path, {"width": A4_CONTENT_PX, "height": 1000})
-        printed.emulate_media(media="print")
-        assert_fits(printed)
-        # Each part starts a page in print.
-        breaks = printed.evaluate(
-            "() => [...document.querySelectorAll('section.page')]"
-            ".map(s => getComputedStyle(s).breakBefore)"
-        )
-        assert breaks == ["page", "page"]
-        pdf = printed.pdf(format="A4", print_background=True)
-        assert pdf.startswith(b"%PDF")
-        pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
-        assert pages >= 3  # the header and chart, the players, the questions
-        assert printed.problems == []
+    printed = open_page(browser, path, {"width": A4_CONTENT_PX, "height": 1000})
+    printed.emulate_media(media="print")
+    assert_fits(printed)
+    # Each part starts a page in print.
+    breaks = printed.evaluate(
+        "() => [...document.querySelectorAll('section.page')]"
+        ".map(s => getComputedStyle(s).breakBefore)"
+    )
+    assert breaks == ["page", "page"]
+    pdf = printed.pdf(format="A4", print_background=True)
+    assert pdf.startswith(b"%PDF")
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", pdf))
+    assert pages >= 3  # the header and chart, the players, the questions
+    assert printed.problems == []
 
 
-def test_a_hostile_page_runs_nothing(tmp_path: Path) -> None:
+def test_a_hostile_page_runs_nothing(browser: Any, tmp_path: Path) -> None:
     header = {
         "type": "game",
         "rules": "tv-modern",
@@ -101,9 +100,8 @@ def test_a_hostile_page_runs_nothing(tmp_path: Path) -> None:
     lines = [json.dumps(header)] + [json.dumps(e) for e in events]
     journal.write_text("\n".join(lines) + "\n", encoding="utf-8")
     path = report(tmp_path, journal, "--lang", "en")
-    with chromium() as browser:
-        page = open_page(browser, path, TABLET)
-        assert page.locator("img, script, b").count() == 0
-        assert "<script>alert(2)</script>" in page.inner_text("body")
-        assert page.problems == []
-        assert page.requests == [path.as_uri()]
+    page = open_page(browser, path, TABLET)
+    assert page.locator("img, script, b").count() == 0
+    assert "<script>alert(2)</script>" in page.inner_text("body")
+    assert page.problems == []
+    assert page.requests == [path.as_uri()]

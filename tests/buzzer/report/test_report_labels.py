@@ -21,7 +21,7 @@ from typing import Any
 from buzzer.report import svg
 from buzzer.report.html import render_report
 from buzzer.report.model import Player, Point, build_report
-from tests.support.panel_game import TABLET, chromium
+from tests.support.panel_game import TABLET
 from tests.support.paths import EXAMPLES
 
 FULL = EXAMPLES / "full-game-tv-modern.jsonl"
@@ -68,61 +68,58 @@ def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
     )
 
 
-def test_the_labels_of_the_press_timelines_and_the_chart(tmp_path: Path) -> None:
-    with chromium() as browser:
-        page = open_html(browser, tmp_path, "full.html", render_report(full_report(), "ru"))
-        # 1. the window's end, in words
-        untils = page.evaluate(BOXES, "article.question svg text")
-        assert not [t for t in untils if t["text"].startswith("→")]
-        ends = [t["text"] for t in untils if t["text"].startswith("окно до")]
-        assert ends and all(re.fullmatch(r"окно до [\d.]+ с →", e) for e in ends), ends
-        # 2. each verdict label: no horizontal line through it, no mark under it
-        figures = page.locator("article.question figure svg")
-        checked = 0
-        for k in range(figures.count()):
-            figure = figures.nth(k)
-            labels = figure.evaluate(
-                "(svg) => [...svg.querySelectorAll('text')].filter(t => /^[✓✗]/.test("
-                "t.textContent)).map(t => { const b = t.getBoundingClientRect(); return "
-                "{text: t.textContent, left: b.left, right: b.right, top: b.top, "
-                "bottom: b.bottom}; })"
-            )
-            lines = figure.evaluate(
-                "(svg) => [...svg.querySelectorAll('line')].map(l => { const b = "
-                "l.getBoundingClientRect(); return {left: b.left, right: b.right, "
-                "top: b.top, bottom: b.bottom}; }).filter(b => b.bottom - b.top < 3)"
-            )
-            marks = figure.evaluate(
-                "(svg) => [...svg.querySelectorAll('circle, path')].map(m => { const b = "
-                "m.getBoundingClientRect(); return {left: b.left, right: b.right, "
-                "top: b.top, bottom: b.bottom}; })"
-            )
-            for label in labels:
-                checked += 1
-                for line in lines:
-                    through = (
-                        line["top"] - 1 < label["bottom"] and label["top"] < line["bottom"] + 1
-                    )
-                    assert not (through and overlap({**line, "top": label["top"],
-                                                     "bottom": label["bottom"]}, label)), (
-                        k, label, line)  # fmt: skip
-                assert not [m for m in marks if overlap(m, label)], (k, label)
-        assert checked >= 5
+def test_the_labels_of_the_press_timelines_and_the_chart(browser: Any, tmp_path: Path) -> None:
+    page = open_html(browser, tmp_path, "full.html", render_report(full_report(), "ru"))
+    # 1. the window's end, in words
+    untils = page.evaluate(BOXES, "article.question svg text")
+    assert not [t for t in untils if t["text"].startswith("→")]
+    ends = [t["text"] for t in untils if t["text"].startswith("окно до")]
+    assert ends and all(re.fullmatch(r"окно до [\d.]+ с →", e) for e in ends), ends
+    # 2. each verdict label: no horizontal line through it, no mark under it
+    figures = page.locator("article.question figure svg")
+    checked = 0
+    for k in range(figures.count()):
+        figure = figures.nth(k)
+        labels = figure.evaluate(
+            "(svg) => [...svg.querySelectorAll('text')].filter(t => /^[✓✗]/.test("
+            "t.textContent)).map(t => { const b = t.getBoundingClientRect(); return "
+            "{text: t.textContent, left: b.left, right: b.right, top: b.top, "
+            "bottom: b.bottom}; })"
+        )
+        lines = figure.evaluate(
+            "(svg) => [...svg.querySelectorAll('line')].map(l => { const b = "
+            "l.getBoundingClientRect(); return {left: b.left, right: b.right, "
+            "top: b.top, bottom: b.bottom}; }).filter(b => b.bottom - b.top < 3)"
+        )
+        marks = figure.evaluate(
+            "(svg) => [...svg.querySelectorAll('circle, path')].map(m => { const b = "
+            "m.getBoundingClientRect(); return {left: b.left, right: b.right, "
+            "top: b.top, bottom: b.bottom}; })"
+        )
+        for label in labels:
+            checked += 1
+            for line in lines:
+                through = line["top"] - 1 < label["bottom"] and label["top"] < line["bottom"] + 1
+                assert not (through and overlap({**line, "top": label["top"],
+                                                 "bottom": label["bottom"]}, label)), (
+                    k, label, line)  # fmt: skip
+            assert not [m for m in marks if overlap(m, label)], (k, label)
+    assert checked >= 5
 
-        # 3. the chart's labels under it, the staggered specials
-        chart = open_html(
-            browser, tmp_path, "chart.html",
-            f'<body style="margin:0;width:720px">{svg.score_chart(crowded_report(), "ru")}</body>',
-        )  # fmt: skip
-        texts = chart.evaluate(BOXES, "svg text")
-        plot_bottom = max(t["top"] for t in texts if t["text"] == "0")  # the y axis' zero
-        under = [t for t in texts if t["top"] > plot_bottom + 20 and t["left"] < 600]
-        assert {"кот", "спонс.", "аукц.", "финал", "начало"} <= {t["text"] for t in under}
-        for i, a in enumerate(under):
-            for b in under[i + 1 :]:
-                assert not overlap(a, b), (a, b)
-        heights = chart.evaluate("() => document.querySelector('svg').getBBox().height")
-        assert heights > 280  # it grew a row of labels for the stagger
+    # 3. the chart's labels under it, the staggered specials
+    chart = open_html(
+        browser, tmp_path, "chart.html",
+        f'<body style="margin:0;width:720px">{svg.score_chart(crowded_report(), "ru")}</body>',
+    )  # fmt: skip
+    texts = chart.evaluate(BOXES, "svg text")
+    plot_bottom = max(t["top"] for t in texts if t["text"] == "0")  # the y axis' zero
+    under = [t for t in texts if t["top"] > plot_bottom + 20 and t["left"] < 600]
+    assert {"кот", "спонс.", "аукц.", "финал", "начало"} <= {t["text"] for t in under}
+    for i, a in enumerate(under):
+        for b in under[i + 1 :]:
+            assert not overlap(a, b), (a, b)
+    heights = chart.evaluate("() => document.querySelector('svg').getBBox().height")
+    assert heights > 280  # it grew a row of labels for the stagger
 
 
 def test_the_reaction_columns_keep_one_unit() -> None:

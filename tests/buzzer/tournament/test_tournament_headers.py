@@ -22,12 +22,10 @@ from buzzer.tournament.server import create_tournament_app, issue_token
 from buzzer.tournament.store import TournamentStore
 from buzzer.web_headers import CSP
 from rules.tournament.registration import Player
-from tests.buzzer.panel.test_panel_e2e import TIMEOUT_MS, browser
+from tests.buzzer.panel.test_panel_e2e import TIMEOUT_MS
 from tests.buzzer.panel.test_panel_headers import no_violation, watched
 from tests.buzzer.tournament.test_tournament_server import TEAMS, journal
 from tests.support.http import http_client
-
-__all__ = ["browser"]
 
 
 @pytest.fixture
