@@ -1010,10 +1010,10 @@
   document.addEventListener("pointercancel", pointerReleased, true);
 
   function holdForTap() {
-    const held = pointerDownAt ? performance.now() - pointerDownAt : HOLD_MS;
-    if (held >= HOLD_MS) return false;
+    const downFor = pointerDownAt ? performance.now() - pointerDownAt : HOLD_MS;
+    if (downFor >= HOLD_MS) return false;
     if (!redrawHeld) {
-      redrawHeld = setTimeout(() => { redrawHeld = 0; pointerDownAt = 0; renderStage(); }, HOLD_MS - held);
+      redrawHeld = setTimeout(() => { redrawHeld = 0; pointerDownAt = 0; renderStage(); }, HOLD_MS - downFor);
     }
     return true;
   }
