@@ -1,8 +1,9 @@
 """The host side of the Pico bridge: a serial link that turns frames into presses.
 
-The port is a pyserial URL (``serial.serial_for_url``): ``/dev/ttyACM0`` on
-the Pi, the emulator's pty path in a demo or a test, ``loop://`` for a
-framing check. Two threads:
+The port is a pyserial URL or a device path (``serial_port.open_port``:
+``/dev/ttyACM0`` on the Pi, the emulator's pty path in a demo or a test,
+``loop://`` for a framing check; a device waits on ``poll()``, so any
+descriptor number will do). Two threads:
 
 - the **reader** owns the connection: it opens the port (again and again,
   with backoff, after an unplug), sends the handshake, and then only reads,
@@ -109,6 +110,7 @@ from firmware_bridge.protocol import (
     TestPulse,
     encode_frame,
 )
+from firmware_bridge.serial_port import open_port
 
 log = logging.getLogger("firmware_bridge.link")
 
@@ -149,7 +151,7 @@ class BridgeLink(FrameReader):
             on_watermark=on_watermark,
             on_trouble=on_trouble,
         )
-        self._serial_factory = serial_factory or serial.serial_for_url
+        self._serial_factory = serial_factory or open_port
         self._stop = threading.Event()
         self._write_lock = threading.Lock()
         self._tx_seq = 0
