@@ -405,11 +405,15 @@ class Emulator:
                     self._generation += 1
                     self._done.notify_all()
             wait_s = self._step()
-            readers = [self._wake_r]
+            # poll(), not select(): a process holding 1024 descriptors or more (a
+            # long test worker, a busy `svoyak run`) may hand this one a number
+            # select() cannot take (firmware_bridge/serial_port.py).
+            poller = select.poll()
+            poller.register(self._wake_r, select.POLLIN)
             master = self._master
             if master is not None:
-                readers.append(master)
-            ready, _, _ = select.select(readers, [], [], wait_s)
+                poller.register(master, select.POLLIN)
+            ready = {fd for fd, _ in poller.poll(wait_s * 1000)}
             if self._wake_r in ready:
                 with contextlib.suppress(OSError):
                     os.read(self._wake_r, 4096)

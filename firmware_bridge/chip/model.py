@@ -623,7 +623,10 @@ class ChipModel:
         assert master is not None
         while not self._pty_stop.is_set():
             try:
-                ready, _, _ = select.select([master], [], [], 0.2)
+                # poll(), not select(): any descriptor number (serial_port.py says why)
+                poller = select.poll()
+                poller.register(master, select.POLLIN)
+                ready = poller.poll(200)
             except (OSError, ValueError):
                 return
             if not ready:
