@@ -46,6 +46,17 @@ def png_size(path: Path) -> tuple[int, int]:
     return width, height
 
 
+#: A pin map of two seats and the host's two reading buttons (the simulated rig's).
+TWO_SEATS_PINS = "[players]\n1 = 17\n2 = 27\n[host]\nreading_start = 5\nreading_end = 6\n"
+
+
+def bounce_args(tmp_path: Path) -> list[str]:
+    """``svoyak selftest --simulate`` of the bounce check alone, on :data:`TWO_SEATS_PINS`."""
+    pins = tmp_path / "pins.toml"
+    pins.write_text(TWO_SEATS_PINS)
+    return ["selftest", "--simulate", "--pins", str(pins), "--checks", "bounce", "--no-png"]
+
+
 @pytest.mark.serial  # the self-test measures this machine's timing: the sequential phase
 def test_selftest_simulate_json_and_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     png = tmp_path / "latency.png"
@@ -384,7 +395,7 @@ def test_the_glitch_check_fails_when_the_spike_never_reaches_the_pin(
     monkeypatch.setattr(LoopbackPulses, "press", lambda self, key: time.monotonic_ns())
     monkeypatch.setattr(LoopbackPulses, "release", lambda self, key: time.monotonic_ns())
     pins = tmp_path / "pins.toml"
-    pins.write_text("[players]\n1 = 17\n2 = 27\n[host]\nreading_start = 5\nreading_end = 6\n")
+    pins.write_text(TWO_SEATS_PINS)
     args = ["selftest", "--simulate", "--pins", str(pins), "--checks", "glitch", "--no-png"]
     assert main([*args, "--no-progress", "--json"]) == 1
     rows = json.loads(capsys.readouterr().out)["glitch"]["buttons"]
@@ -412,7 +423,7 @@ def test_a_spike_stretched_by_a_busy_machine_is_tried_again_not_failed(
 
     monkeypatch.setattr(LoopbackPulses, "release", release)
     pins = tmp_path / "pins.toml"
-    pins.write_text("[players]\n1 = 17\n2 = 27\n[host]\nreading_start = 5\nreading_end = 6\n")
+    pins.write_text(TWO_SEATS_PINS)
     args = ["selftest", "--simulate", "--pins", str(pins), "--checks", "glitch", "--no-png"]
     assert main([*args, "--no-progress", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["glitch"]["buttons"]
@@ -448,7 +459,7 @@ def test_selftest_on_gpio_without_loopbacks_or_lgpio(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pins = tmp_path / "pins.toml"
-    pins.write_text("[players]\n1 = 17\n2 = 27\n[host]\nreading_start = 5\nreading_end = 6\n")
+    pins.write_text(TWO_SEATS_PINS)
     status = main(["selftest", "--pins", str(pins), "--no-png"])
     assert status == 2
     err = capsys.readouterr().err
@@ -707,9 +718,7 @@ def test_a_burst_preempted_before_its_clock_started_is_tried_again(
         return t0
 
     monkeypatch.setattr(LoopbackPulses, "burst", burst)
-    pins = tmp_path / "pins.toml"
-    pins.write_text("[players]\n1 = 17\n2 = 27\n[host]\nreading_start = 5\nreading_end = 6\n")
-    args = ["selftest", "--simulate", "--pins", str(pins), "--checks", "bounce", "--no-png"]
+    args = bounce_args(tmp_path)
     status = main([*args, "--no-progress", "--json"])
     rows = json.loads(capsys.readouterr().out)["bounce"]
     assert len(preempted) == 4
@@ -747,9 +756,7 @@ def test_a_burst_stretched_by_a_busy_machine_is_tried_again_not_failed(
         return t0
 
     monkeypatch.setattr(LoopbackPulses, "burst", burst)
-    pins = tmp_path / "pins.toml"
-    pins.write_text("[players]\n1 = 17\n2 = 27\n[host]\nreading_start = 5\nreading_end = 6\n")
-    args = ["selftest", "--simulate", "--pins", str(pins), "--checks", "bounce", "--no-png"]
+    args = bounce_args(tmp_path)
     status = main([*args, "--no-progress", "--json"])
     rows = json.loads(capsys.readouterr().out)["bounce"]
     assert len(stretched) == 4
