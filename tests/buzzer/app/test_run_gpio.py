@@ -153,6 +153,9 @@ def test_a_host_button_pressed_while_paused_is_refused(tmp_path: Path) -> None:
     assert sink is not None
     try:
         host(runtime, lambda t: Select(t, 1, 100), ReadingStart)
+        # Accepted is journaled, not yet applied: the engine holds the reading's start
+        # for its settle window (A-G1), which a loaded machine's ticks can stretch.
+        assert wait_for(lambda s: s["phase"] == "reading", controller)["phase"] == "reading"
         assert runtime.commands.execute({"type": "pause"}).accepted
         signal_pin = factory.pin(pinmap.host["reading_end"].pin)
         signal_pin.drive_low()  # the signal, pressed during the pause
