@@ -68,9 +68,9 @@ def add_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
     )
     run.add_argument(
         "--package",
-        help="the question package (.siq, or the project's .json; svoyak:demo: the built-in "
-        "demo package); default: svoyak:demo with the board window, a small demo board "
-        "with --headless",
+        help=f"the question package (.siq, or the project's .json; {BUILTIN_DEMO}: the "
+        f"built-in demo package); default: {BUILTIN_DEMO} with the board window, a small "
+        "demo board with --headless",
     )
     run.add_argument(
         "--journal",
@@ -478,7 +478,7 @@ def _banner(
     loaded = texts.package
     if package == BUILTIN_DEMO:
         name = f"«{loaded.name}» " if loaded is not None else ""
-        what = f"{name}({both.slashed('run.banner.demo_package')}, svoyak:demo)"
+        what = f"{name}({both.slashed('run.banner.demo_package')}, {BUILTIN_DEMO})"
     elif isinstance(package, str):
         if loaded is not None:
             what = f"«{loaded.name}» — {package}"

@@ -17,6 +17,8 @@ import datetime
 import sys
 from typing import Any
 
+from rules.packages.demo import BUILTIN_DEMO
+
 
 def add_commands(subparsers: Any) -> None:
     """Register ``svoyak package`` on ``svoyak``'s subparsers."""
@@ -24,7 +26,7 @@ def add_commands(subparsers: Any) -> None:
         "package",
         help="question packages: inspect one before a game",
         description="Question packages: SIGame .siq, the project's own .json "
-        "(docs/packages.md), or svoyak:demo.",
+        f"(docs/packages.md), or {BUILTIN_DEMO}.",
     )
     actions = package.add_subparsers(dest="package_command", metavar="ACTION")
     actions.required = True
@@ -36,7 +38,7 @@ def add_commands(subparsers: Any) -> None:
         "sponsor) and answer, what the package says about its special questions, and the "
         "reader's warnings. A package that cannot be played: one line on stderr, exit status 2.",
     )
-    inspect.add_argument("file", help="a .siq, the project's .json, or svoyak:demo")
+    inspect.add_argument("file", help=f"a .siq, the project's .json, or {BUILTIN_DEMO}")
     inspect.add_argument(
         "--json",
         action="store_true",
