@@ -169,7 +169,7 @@ class Host:
     open_factory: Callable[[bool, int | None], Any]
     #: Where a Pico shows up (``firmware_bridge.pico_devices.Places``).
     places: Any
-    #: Opens a serial port (pyserial's ``serial_for_url``).
+    #: Opens a serial port (``firmware_bridge.serial_port.open_port``, as the game does).
     serial_factory: Callable[..., Any]
     #: Runs a command; None when it is not installed here.
     run: Callable[[Sequence[str]], Ran | None]
@@ -195,12 +195,11 @@ def system_host() -> Host:
     """The real machine."""
     import shutil
 
-    import serial  # type: ignore[import-untyped]
-
     from buzzer.app import doctor_system as system
     from buzzer.app.run_command import _games_dir
     from buzzer.appliance.addresses import lan_addresses
     from firmware_bridge.pico_devices import Places
+    from firmware_bridge.serial_port import open_port
     from hardware.factory import SYSTEM_PINMAP, open_pin_factory
 
     return Host(
@@ -211,7 +210,7 @@ def system_host() -> Host:
         gpiochips=system.list_gpiochips,
         open_factory=open_pin_factory,
         places=Places(),
-        serial_factory=serial.serial_for_url,
+        serial_factory=open_port,
         run=system.run_command,
         proc=Path("/proc"),
         fsync=os.fsync,

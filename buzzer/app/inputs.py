@@ -309,7 +309,7 @@ def attach_bridge(
     *,
     required: bool = False,
 ) -> Attached:
-    """The Pico at ``url`` (a pyserial URL: /dev/ttyACM0, a pty) wired into the game.
+    """The Pico at ``url`` (a device path, /dev/ttyACM0 or a pty; or a pyserial URL), wired in.
 
     The link gets up to ``connect_timeout_s`` to connect (the handshake and a
     first clock fit) before its source joins the watermark: a Pico that is
@@ -328,10 +328,9 @@ def attach_bridge(
     never press), an alert otherwise. The link acknowledges an event to the
     Pico only once the runtime has journaled it (or its refusal's fault).
     """
-    import serial  # type: ignore[import-untyped]
-
     from firmware_bridge.lamps import BridgeLamps
     from firmware_bridge.link import BridgeLink, LinkConfig
+    from firmware_bridge.serial_port import open_port
 
     players = len(runtime.controller.core.setup.players)
     config = link_config or LinkConfig(url)
@@ -346,7 +345,9 @@ def attach_bridge(
         # none (journaled, and ruled late where their time was decided).
         config = dataclasses.replace(config, not_before_ns=runtime.controller.t0_ns)
     holder: list[LinkSource] = []
-    errors = _OpenErrors(serial.serial_for_url)
+    # The link's own opener (poll, not select: a port at any descriptor number),
+    # remembering why it failed for the start-up's message.
+    errors = _OpenErrors(open_port)
     troubles = _TroubleGate()
     link = BridgeLink(
         config,

@@ -10,7 +10,6 @@ that its own is past ``select()``'s reach.
 from __future__ import annotations
 
 import os
-import resource
 import tty
 from collections.abc import Iterator
 
@@ -18,38 +17,21 @@ import pytest
 import serial  # type: ignore[import-untyped]
 
 from firmware_bridge.serial_port import PollSerial, open_port
-
-#: select()'s FD_SETSIZE on Linux: it cannot wait on this descriptor or any above.
-SELECT_LIMIT = 1024
+from tests.support.descriptors import SELECT_LIMIT, past_selects_reach
 
 
 @pytest.fixture
 def high_pty() -> Iterator[tuple[int, str]]:
     """A pty's master fd and slave path, with every descriptor below 1024 taken, so
-    that the next file opened gets one past select()'s reach."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = SELECT_LIMIT + 64
-    assert hard == resource.RLIM_INFINITY or hard >= wanted, (
-        f"this machine allows {hard} descriptors: no process here can hold one past "
-        "select()'s reach, and there is nothing to show (raise the hard limit to run it)"
-    )
-    if soft != resource.RLIM_INFINITY and soft < wanted:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    that the port the test opens on the slave gets one past select()'s reach."""
     master, slave = os.openpty()
     tty.setraw(master)
-    path = os.ttyname(slave)
-    fillers: list[int] = []
     try:
-        while (fd := os.open(os.devnull, os.O_RDONLY)) < SELECT_LIMIT:
-            fillers.append(fd)
-        fillers.append(fd)
-        yield master, path
+        with past_selects_reach():
+            yield master, os.ttyname(slave)
     finally:
-        for fd in fillers:
-            os.close(fd)
         os.close(slave)
         os.close(master)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def test_a_port_past_selects_reach_reads_writes_and_times_out(high_pty: tuple[int, str]) -> None:

@@ -144,9 +144,11 @@ class FakePico:
 
     def _run(self) -> None:
         decoder = p.FrameDecoder()
+        # poll, not select: a test process may hold over 1024 descriptors by now
+        poller = select.poll()
+        poller.register(self.master, select.POLLIN)
         while not self._stop.is_set():
-            ready, _, _ = select.select([self.master], [], [], 0.0005)
-            if ready:
+            if poller.poll(0.5):  # ms: the device's clock keeps beating between bytes
                 try:
                     data = os.read(self.master, 4096)
                 except OSError as exc:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -37,6 +38,7 @@ from buzzer.panel.hub import PanelHub
 from buzzer.runtime.controller import Controller
 from buzzer.runtime.runtime import Runtime
 from firmware_bridge.link import LinkConfig
+from tests.support.descriptors import SELECT_LIMIT, past_selects_reach
 from tests.support.fairness_rig import LiveRecord, header, host
 from tests.support.fake_pico import FakePico
 
@@ -80,6 +82,16 @@ class HeldJournal(JournalStore):
         count = super().append_lines(lines)
         self.written.append((self.clock() if self.clock else 0, list(lines)))
         return count
+
+
+def opened_past(limit: int) -> set[str]:
+    """What this process holds open at descriptors ``limit`` and above (Linux's /proc)."""
+    held = set()
+    for name in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # the listing's own descriptor is gone
+            if int(name) >= limit:
+                held.add(os.readlink(f"/proc/self/fd/{name}"))
+    return held
 
 
 def lines(store: JournalStore) -> list[dict[str, Any]]:
@@ -252,3 +264,21 @@ def test_a_host_that_stops_before_journaling_a_press_loses_nothing(tmp_path: Pat
                 wait(lambda: pico.unacked() == [], "the press acknowledged")
                 assert attached.link.stats().stale == 0
                 assert record.late == 1  # its time was decided before the restart
+
+
+def test_a_pico_port_opened_past_selects_reach_still_plays(tmp_path: Path) -> None:
+    """``svoyak run`` raises its descriptor limit to serve many panels, so the Pico's
+    port can be opened at descriptor 1024 or above (a Pico plugged back in on a busy
+    night). pyserial's own port cannot wait on it and the link would never speak to
+    the Pico; the game's link opens it with ``open_port`` (poll), and plays."""
+    with (
+        JournalStore(tmp_path / "g.sqlite") as store,
+        FakePico(buttons=PLAYERS) as pico,
+        past_selects_reach(),
+        game(store, pico) as (_controller, runtime, _attached, _hub, record),
+    ):
+        assert pico.path in opened_past(SELECT_LIMIT), "the port was opened below 1024"
+        open_question(runtime)
+        pico.press(1)  # seat 2
+        wait(lambda: record.recognized == [2], "seat 2 recognized")
+        assert [r["seat"] for r in presses(store)] == [2]
