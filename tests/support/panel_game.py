@@ -261,20 +261,41 @@ def host_page(browser: Any, rig: Rig, viewport: dict[str, int] = TABLET) -> Any:
     context.add_cookies(
         [{"name": c.name, "value": c.value or "", "url": rig.url} for c in client.cookies.jar]
     )
+    # The last taps the page took (pointer down and up, clicks: on what, disabled or
+    # not), kept in the page for a failed test's report.
+    context.add_init_script(TAP_LOG_JS)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.errors = errors
-    # Every command the page posted and the answer it got (read at a timeout).
+    # Every command the page posted, from the moment it left (an answer that never
+    # comes shows as such), with the answer it got (read at a timeout).
     commands: list[Any] = []
-    page.on("requestfinished", lambda r: _keep_command(commands, r))
-    page.on("requestfailed", lambda r: _keep_command(commands, r))
+    page.on("request", lambda r: _keep_command(commands, r))
     page.commands = commands
     OPENED_PAGES.append(page)
     page.goto(rig.url + "/")
     page.wait_for_selector("#game:not([hidden])")
     page.wait_for_selector("#link.up")
     return page
+
+
+#: Installed in each host page before its own scripts: its last 40 taps, each with
+#: the page's clock (s), the event, and the button or element it reached.
+TAP_LOG_JS = """
+window.__taps = [];
+for (const kind of ["pointerdown", "pointerup", "click"]) {
+  document.addEventListener(kind, (event) => {
+    const target = event.target instanceof Element ? event.target : null;
+    const hit = target && (target.closest("button, input, [id]") || target);
+    const label = hit && !hit.id ? ` «${(hit.textContent || "").trim().slice(0, 24)}»` : "";
+    let what = hit ? (hit.id ? "#" + hit.id : hit.tagName.toLowerCase() + label) : "nothing";
+    if (hit && hit.disabled) what += " (disabled)";
+    window.__taps.push(`${(performance.now() / 1000).toFixed(3)} ${kind} ${what}`);
+    if (window.__taps.length > 40) window.__taps.shift();
+  }, true);
+}
+"""
 
 
 def _keep_command(commands: list[Any], request: Any) -> None:
@@ -294,18 +315,30 @@ def page_traffic(page: Any) -> str:
         )
     except Exception as exc:
         toast = f"unreadable ({exc})"
+    try:
+        taps = page.evaluate("(() => [performance.now() / 1000, window.__taps || []])()")
+    except Exception as exc:
+        taps = [None, [f"unreadable ({exc})"]]
     for request in list(getattr(page, "commands", [])):
+        failure = request.failure
         try:
-            response = request.response()
-            answer = "no answer" if response is None else f"{response.status} {response.text()}"
+            # a request still waiting for its answer has none: never wait for it here
+            timing = request.timing
+            done = timing.get("responseEnd", -1) >= 0 or failure is not None
+            response = request.response() if done else None
+            if response is None:
+                answer = "no answer yet" if failure is None else ""
+            else:
+                answer = f"{response.status} {response.text()}"
         except Exception as exc:  # the page closed under us: say so, keep going
             answer = f"unreadable ({exc})"
-        failure = request.failure
         lines.append(f"  {request.post_data} -> {failure or answer}")
     if len(lines) == 1:
         lines.append("  no command posted")
     lines.append(f"  toast: {toast!r}")
     lines.append(f"  page errors: {list(getattr(page, 'errors', []))}")
+    now, tapped = taps
+    lines.append(f"  last taps (page clock now {now}): " + ("; ".join(tapped) or "none"))
     return "\n".join(lines)
 
 
