@@ -97,13 +97,17 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     pages = sys.modules.get("tests.support.panel_game")
     if pages is not None:
         pages.OPENED_PAGES.clear()
+    rigs = sys.modules.get("tests.support.panel_support")
+    if rigs is not None:
+        rigs.FAILURE_STATES.clear()
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     """A failed test that drove the panel in Chromium says what each page posted and
-    was answered, the toast it showed and its errors: a tap that led nowhere on a
-    loaded machine is otherwise only a timeout."""
+    was answered, the toast it showed, its errors and last taps; a failed panel rig,
+    what its runtime held and where every thread was at the failure. A tap that led
+    nowhere on a loaded machine is otherwise only a timeout."""
     import sys
 
     outcome = yield
@@ -112,6 +116,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if report.when == "call" and report.failed and pages is not None and pages.OPENED_PAGES:
         traffic = "\n".join(pages.page_traffic(page) for page in pages.OPENED_PAGES)
         report.sections.append(("panel traffic", traffic))
+    rigs = sys.modules.get("tests.support.panel_support")
+    if report.when == "call" and report.failed and rigs is not None:
+        report.sections.extend(rigs.FAILURE_STATES)
 
 
 class _SharedChromium:

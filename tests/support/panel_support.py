@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import sys
+import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -77,6 +80,50 @@ class Rig:
         return found
 
 
+#: What the running test's rigs were doing when it failed, read before they stopped
+#: (:func:`runtime_state`, :func:`thread_stacks`); cleared at each test's setup and
+#: reported by tests/conftest.py.
+FAILURE_STATES: list[tuple[str, str]] = []
+
+
+def thread_stacks(depth: int = 8) -> str:
+    """Every thread's innermost frames: where a command that never got an answer
+    is stuck (the runtime's thread, the server's loop, a lock)."""
+    frames = sys._current_frames()
+    out = []
+    for thread in threading.enumerate():
+        frame = frames.get(thread.ident) if thread.ident is not None else None
+        if frame is not None:
+            stack = "".join(traceback.format_stack(frame, limit=depth))
+            out.append(f"{thread.name}:\n{stack}")
+    return "\n".join(out)
+
+
+def runtime_state(rig: Rig) -> str:
+    """What a rig's runtime holds and waits for, read at a failure (a command never
+    answered: is the thread running, is the command held, and for which source?)."""
+    runtime = rig.panel.runtime
+    try:
+        now = runtime.now()
+        thread = runtime._thread
+        marks = []
+        for source in list(runtime._sources):
+            mark = source.watermark()
+            behind = "no watermark" if mark is None else f"{(now - mark) / 1e6:.1f} ms behind"
+            marks.append(f"{source.name} {behind}")
+        lines = list(rig.store.lines())
+        last = json.loads(lines[-1]).get("type") if lines else None
+        running = "running" if thread is not None and thread.is_alive() else "NOT running"
+        return (
+            f"runtime thread {running}; {runtime._busy} input(s) delivered and not applied, "
+            f"{len(runtime._merge)} held for their time; sources: {', '.join(marks)}; "
+            f"{runtime.stats}; controller version {rig.controller.version}, "
+            f"{len(lines)} journal lines, the last a {last!r}"
+        )
+    except Exception as exc:  # the rig closed under us: say so
+        return f"unreadable ({exc!r})"
+
+
 @contextmanager
 def panel_rig(
     tmp_path: Path,
@@ -92,8 +139,13 @@ def panel_rig(
     options.setdefault("simulate", True)
     app = create_app(controller, PIN, **options)
     server = BackgroundServer(app, limits=limits).start()
+    rig = Rig(controller, store, app.state.panel, server)
     try:
-        yield Rig(controller, store, app.state.panel, server)
+        yield rig
+    except BaseException:
+        FAILURE_STATES.append(("panel runtime", runtime_state(rig)))
+        FAILURE_STATES.append(("threads", thread_stacks()))
+        raise
     finally:
         server.stop()
         store.close()
