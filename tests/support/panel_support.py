@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import threading
 import time
@@ -118,7 +119,8 @@ def runtime_state(rig: Rig) -> str:
             f"runtime thread {running}; {runtime._busy} input(s) delivered and not applied, "
             f"{len(runtime._merge)} held for their time; sources: {', '.join(marks)}; "
             f"{runtime.stats}; controller version {rig.controller.version}, "
-            f"{len(lines)} journal lines, the last a {last!r}"
+            f"{len(lines)} journal lines, the last a {last!r}; "
+            f"this process holds {len(os.listdir('/proc/self/fd'))} file descriptors"
         )
     except Exception as exc:  # the rig closed under us: say so
         return f"unreadable ({exc!r})"
