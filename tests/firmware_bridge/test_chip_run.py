@@ -299,37 +299,33 @@ def play_the_game(
     lamp_lit: Callable[[int, int], None],
 ) -> None:
     """The scripted game: four races, each race's edges appended to ``races``."""
+
+    def race_won_by(seat: int, offsets_us: dict[int, float], name: str) -> None:
+        """A race; its first edge's seat answers, and that podium's lamp lights."""
+        race_from = time.monotonic_ns()
+        races.append(race(chip, offsets_us))
+        answering(seat, race_from, f"{name}'s press was not recognized")
+        lamp_lit(races[-1][0].pin - chip.button_pins[0] + 1, races[-1][0].ns)
+
     # 1. Борис 300 µs before Аня: Борис answers, wrongly.
     host.open_window(10)
-    race_from = time.monotonic_ns()
-    races.append(race(chip, {2: 0, 1: 300}))
-    answering(2, race_from, "Борис's press was not recognized")
-    lamp_lit(races[-1][0].pin - chip.button_pins[0] + 1, races[-1][0].ns)
+    race_won_by(2, {2: 0, 1: 300}, "Борис")
     host.command(type="judge", verdict="wrong")
     # The window opens again for the others: Аня 5 µs before Вера, and right.
     host.open_window(None)
-    race_from = time.monotonic_ns()
-    races.append(race(chip, {1: 0, 3: 5}))
-    answering(1, race_from, "Аня's press was not recognized")
-    lamp_lit(races[-1][0].pin - chip.button_pins[0] + 1, races[-1][0].ns)
+    race_won_by(1, {1: 0, 3: 5}, "Аня")
     host.command(type="judge", verdict="correct")
     host.settled(lambda s: s["stage"] == "board", "back to the board")
 
     # 2. Борис 20 µs before Вера.
     host.open_window(20)
-    race_from = time.monotonic_ns()
-    races.append(race(chip, {2: 0, 3: 20}))
-    answering(2, race_from, "Борис's press was not recognized")
-    lamp_lit(races[-1][0].pin - chip.button_pins[0] + 1, races[-1][0].ns)
+    race_won_by(2, {2: 0, 3: 20}, "Борис")
     host.command(type="judge", verdict="correct")
     host.settled(lambda s: s["stage"] == "board", "back to the board")
 
     # 3. All three within a millisecond: Вера, Аня 50 µs later, Борис 1 ms.
     host.open_window(30)
-    race_from = time.monotonic_ns()
-    races.append(race(chip, {3: 0, 1: 50, 2: 1000}))
-    answering(3, race_from, "Вера's last press was not recognized")
-    lamp_lit(races[-1][0].pin - chip.button_pins[0] + 1, races[-1][0].ns)
+    race_won_by(3, {3: 0, 1: 50, 2: 1000}, "Вера")
     host.command(type="judge", verdict="correct")
     final = host.settled(lambda s: s["over"], "the game did not end")
     assert final["scores"] == {"1": 10, "2": 10, "3": 30}
