@@ -8,6 +8,7 @@ plugged in on a busy night can get a descriptor numbered 1024 or more, which
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import resource
 from collections.abc import Iterator
@@ -19,7 +20,14 @@ SELECT_LIMIT = 1024
 @contextlib.contextmanager
 def past_selects_reach() -> Iterator[None]:
     """Every free descriptor below :data:`SELECT_LIMIT` taken (the soft limit raised
-    for it), so that the next file this process opens gets one past select()'s reach."""
+    for it), so that the next file this process opens gets one past select()'s reach.
+
+    Garbage is collected first: a file an earlier test dropped without closing would
+    otherwise be finalized at some later allocation and free a descriptor below the
+    limit for the file under test. A thread an earlier test left behind can still
+    close one of its own; a test whose file opens later than at once checks where
+    it landed (:func:`opened_past`)."""
+    gc.collect()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = SELECT_LIMIT + 256
     assert hard == resource.RLIM_INFINITY or hard >= wanted, (
@@ -38,3 +46,13 @@ def past_selects_reach() -> Iterator[None]:
         for fd in fillers:
             os.close(fd)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def opened_past(limit: int) -> set[str]:
+    """What this process holds open at descriptors ``limit`` and above (Linux's /proc)."""
+    held = set()
+    for name in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # the listing's own descriptor is gone
+            if int(name) >= limit:
+                held.add(os.readlink(f"/proc/self/fd/{name}"))
+    return held
