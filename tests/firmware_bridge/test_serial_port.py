@@ -10,7 +10,6 @@ that its own is past ``select()``'s reach.
 from __future__ import annotations
 
 import os
-import time
 import tty
 from collections.abc import Iterator
 
@@ -19,6 +18,7 @@ import serial  # type: ignore[import-untyped]
 
 from firmware_bridge.serial_port import PollSerial, open_port
 from tests.support.descriptors import SELECT_LIMIT, past_selects_reach
+from tests.support.scripted_device import wait_for
 
 
 @pytest.fixture
@@ -47,9 +47,8 @@ def test_a_port_past_selects_reach_reads_writes_and_times_out(high_pty: tuple[in
         assert port.read(5) == b"PRESS"
         assert port.read(1) == b""  # a timeout with nothing read is no error
         os.write(master, b"AB")
-        deadline = time.monotonic() + 10  # the pty hands the bytes over on its own time
-        while port.in_waiting < 2 and time.monotonic() < deadline:
-            time.sleep(0.001)
+        # the pty hands the bytes over on its own time
+        wait_for(lambda: port.in_waiting >= 2, "both bytes waiting")
         assert port.read(port.in_waiting) == b"AB"
     finally:
         port.close()
